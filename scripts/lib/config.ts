@@ -1,0 +1,67 @@
+/**
+ * What the engine tells a worker at start, in the ARROW_CONFIG environment variable. The engine builds it
+ * (`src/runtime/launch.ts`); workers only read it.
+ *
+ * @module
+ */
+import type { StreamEvent } from "./protocol.ts";
+
+export interface InputRef {
+  scope: string;
+  role: string;
+}
+
+export interface Fault {
+  kind: string;
+  node: string;
+  [key: string]: unknown;
+}
+
+export interface WorkerConfig {
+  node: string;
+  role: string;
+  kind: "fast" | "long" | "reactive";
+  /** Absolute path of the node's scope. */
+  scope: string;
+  /** Absolute path of the run's nodes/ directory. */
+  nodes: string;
+  /** Artifact parents and stream sources. */
+  inputs: Record<string, InputRef>;
+  sources: Record<string, InputRef>;
+  protocol: { version: string; metric: string; direction: "maximize" | "minimize"; target?: number };
+  mock: {
+    ticks?: number;
+    tokens?: number;
+    score?: number;
+    profile?: Record<string, unknown>;
+  };
+  args: Record<string, string | number | boolean>;
+  faults: Fault[];
+  attempt: number;
+  /** Lap of the metered loop this attempt runs in (1 on the first). */
+  lap: number;
+  /** Absolute path of the checkpoint to resume from. */
+  resume: string | null;
+  /** Ticks already served in this attempt before a crash: fast-forward through them without writing. */
+  catchup: number;
+  /** Stream events delivered in this attempt before a crash (reactive fast-forward). */
+  delivered: StreamEvent[];
+}
+
+export function readConfig(): WorkerConfig {
+  const raw = Deno.env.get("ARROW_CONFIG");
+  if (!raw) {
+    console.error("arrow worker: ARROW_CONFIG is not set; workers are started by `arrow run`");
+    Deno.exit(2);
+  }
+  return JSON.parse(raw) as WorkerConfig;
+}
+
+/** Faults of a kind that apply to this attempt (`attempts` lists them; default: the first only). */
+export function faultsOf(cfg: WorkerConfig, kind: string, everyAttempt = false): Fault[] {
+  return cfg.faults.filter((f) => {
+    if (f.kind !== kind) return false;
+    const list = f.attempts as number[] | undefined;
+    return list ? list.includes(cfg.attempt) : everyAttempt || cfg.attempt === 1;
+  });
+}

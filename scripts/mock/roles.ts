@@ -1,0 +1,209 @@
+/**
+ * Mock behaviours of fast and reactive nodes by role. Deterministic: a node's files are a function of its
+ * config, its inputs and the tick, so two runs of a scenario produce the same bytes.
+ *
+ * @module
+ */
+import type { WorkerConfig } from "../lib/config.ts";
+import { faultsOf } from "../lib/config.ts";
+import { readJson, type ScopeWriter, sha256 } from "../lib/files.ts";
+import type { StreamEvent, TickMsg, TickResult } from "../lib/protocol.ts";
+
+type Manifest = Record<string, unknown>;
+const TUPLE = ["data_hash", "split_hash", "protocol_version", "seed"] as const;
+
+/** The tuple fields this node inherits from its inputs (sorted by id; the first to carry a field wins). */
+export function inherited(cfg: WorkerConfig): Manifest {
+  const out: Manifest = {};
+  for (const id of Object.keys(cfg.inputs).sort()) {
+    const m = readJson<Manifest>(`${cfg.inputs[id]!.scope}/results.json`) ?? {};
+    for (const f of TUPLE) if (out[f] === undefined && m[f] !== undefined) out[f] = m[f];
+  }
+  return out;
+}
+
+export function manifestBase(cfg: WorkerConfig, ticks: number): Manifest {
+  const overrides = faultsOf(cfg, "manifest_override", true).reduce<Manifest>(
+    (acc, f) => ({ ...acc, ...(f.set as Manifest) }),
+    {},
+  );
+  return {
+    node: cfg.node,
+    metric: cfg.protocol.metric,
+    ...inherited(cfg),
+    code_sha: sha256(`mock:${cfg.role}:${JSON.stringify(cfg.mock)}`).slice(0, 12),
+    wall_s: ticks,
+    ...overrides,
+  };
+}
+
+/** A deterministic pseudo-random stream (mulberry32). */
+function prng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function inputOf(cfg: WorkerConfig, role: string): { id: string; m: Manifest } | undefined {
+  for (const id of Object.keys(cfg.inputs).sort()) {
+    if (cfg.inputs[id]!.role !== role) continue;
+    const m = readJson<Manifest>(`${cfg.inputs[id]!.scope}/results.json`);
+    if (m) return { id, m };
+  }
+  return undefined;
+}
+
+/** Writes the role's outputs and manifest; returns the manifest written. */
+function produce(cfg: WorkerConfig, out: ScopeWriter, ticks: number): void {
+  const base = manifestBase(cfg, ticks);
+  switch (cfg.role) {
+    case "protocol": {
+      const seed = Number(cfg.args.seed ?? 7);
+      out.json("protocol.json", { ...cfg.protocol, seed });
+      out.json("results.json", {
+        ...base,
+        protocol_version: cfg.protocol.version,
+        seed,
+        artifact: "protocol.json",
+      });
+      return;
+    }
+    case "data": {
+      const seed = Number(base.seed ?? 7);
+      const rand = prng(seed);
+      const rows = ["x1,x2,x3,x4,x5,x6,x7,y"];
+      for (let i = 0; i < 400; i++) {
+        const x = Array.from({ length: 7 }, () => Math.round((rand() * 2 - 1) * 1e4) / 1e4);
+        const y = Math.sin(3 * x[0]!) + x[1]! * x[2]! + 0.5 * x[3]! + 0.3 * (rand() - 0.5);
+        rows.push([...x, Math.round(y * 1e4) / 1e4].join(","));
+      }
+      const csv = rows.join("\n") + "\n";
+      const split = { train: [0, 240], dev: [240, 320], test: [320, 400], seed };
+      out.write("data.csv", csv);
+      out.json("split.json", split);
+      out.json("results.json", {
+        ...base,
+        data_hash: sha256(csv),
+        split_hash: sha256(JSON.stringify(split)),
+        artifact: "data.csv",
+      });
+      return;
+    }
+    case "harness": {
+      const frozen = Object.fromEntries(TUPLE.map((f) => [f, base[f]]));
+      out.json("harness.json", { frozen, metric: cfg.protocol.metric, direction: cfg.protocol.direction });
+      out.json("results.json", { ...base, artifact: "harness.json" });
+      return;
+    }
+    case "baseline": {
+      const score = cfg.mock.score ?? 0.6041;
+      out.json("model.json", { kind: "mock", node: cfg.node, model: "ols", score });
+      out.json("results.json", { ...base, score, artifact: "model.json" });
+      return;
+    }
+    case "analysis": {
+      const baseline = inputOf(cfg, "baseline");
+      const method = inputOf(cfg, "eval") ?? inputOf(cfg, "train");
+      const b = baseline?.m.score as number | undefined;
+      const s = method?.m.score as number | undefined;
+      const delta = b !== undefined && s !== undefined ? Math.round((s - b) * 1e6) / 1e6 : null;
+      const beats = delta !== null && (cfg.protocol.direction === "maximize" ? delta > 0 : delta < 0);
+      out.json("analysis.json", {
+        baseline: baseline?.id ?? null,
+        baseline_score: b,
+        method: method?.id,
+        method_score: s,
+        delta,
+        beats,
+      });
+      out.json("results.json", { ...base, artifact: "analysis.json" });
+      return;
+    }
+    default: {
+      const inputs = Object.keys(cfg.inputs).sort();
+      out.write(`${cfg.role}.md`, `# ${cfg.node} (${cfg.role})\n\nInputs: ${inputs.join(", ") || "none"}\n`);
+      out.json("results.json", {
+        ...base,
+        ...(cfg.mock.score !== undefined ? { score: cfg.mock.score } : {}),
+      });
+    }
+  }
+}
+
+/** A fast node: `ticks` ticks of work, unless a fault keeps it busy, then outputs and a completion claim. */
+export function fast(cfg: WorkerConfig, out: ScopeWriter) {
+  const ticks = cfg.mock.ticks ?? 1;
+  const tokens = cfg.mock.tokens ?? 120;
+  const frozen = faultsOf(cfg, "frozen_scope").length > 0;
+  const flip = faultsOf(cfg, "flip_flop").length > 0;
+  const escape = faultsOf(cfg, "out_of_scope_write")[0];
+  let local = 0;
+  return (): TickResult => {
+    local++;
+    if (escape && local === ((escape.at_tick as number | undefined) ?? 1) && !out.dry) {
+      try {
+        Deno.writeTextFileSync(`${cfg.nodes}/${escape.path}`, `written by ${cfg.node}\n`);
+      } catch {
+        // Swallowed on purpose: the sandbox's audit log is what the overwatch reads.
+      }
+    }
+    if (frozen) return { tokens, done: false };
+    if (flip) {
+      out.write(
+        "draft.md",
+        local % 2 ? "# Conclusion\n\nThe method wins.\n" : "# Conclusion\n\nThe baseline wins.\n",
+      );
+      return { tokens, done: false };
+    }
+    if (local < ticks) {
+      out.append("work.log", `tick ${local}: working\n`);
+      return { tokens, done: false };
+    }
+    produce(cfg, out, ticks);
+    return { tokens, done: true };
+  };
+}
+
+/** A reactive checkpoint evaluator: scores each checkpoint it is handed; on finish, claims the best. */
+export function reactive(cfg: WorkerConfig, out: ScopeWriter) {
+  const better = (a: number, b: number) => (cfg.protocol.direction === "maximize" ? a > b : a < b);
+  let best: { score: number; from: string; step: number } | null = null;
+  let seen = 0;
+  const take = (ev: StreamEvent) => {
+    const src = cfg.sources[ev.from];
+    const ck = src ? readJson<{ dev?: number }>(`${src.scope}/${ev.file}`) : undefined;
+    seen++;
+    if (typeof ck?.dev !== "number") {
+      out.append(
+        "evals.jsonl",
+        JSON.stringify({ from: ev.from, step: ev.step, file: ev.file, error: "unreadable" }) + "\n",
+      );
+      return;
+    }
+    if (!best || better(ck.dev, best.score)) best = { score: ck.dev, from: ev.from, step: ev.step };
+    out.append(
+      "evals.jsonl",
+      JSON.stringify({ from: ev.from, step: ev.step, file: ev.file, score: ck.dev }) + "\n",
+    );
+  };
+  const dry = out.dry;
+  out.dry = true;
+  for (const ev of cfg.delivered) take(ev);
+  out.dry = dry;
+  return (msg: TickMsg): TickResult => {
+    for (const ev of msg.events) take(ev);
+    if (!msg.finish) return { tokens: 40 * msg.events.length, done: false };
+    const b = best as { score: number; from: string; step: number } | null;
+    out.json("results.json", {
+      ...manifestBase(cfg, seen),
+      ...(b ? { score: b.score, best_from: b.from, best_step: b.step } : {}),
+      artifact: "evals.jsonl",
+    });
+    return { tokens: 0, done: true };
+  };
+}

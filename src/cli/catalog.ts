@@ -1,0 +1,104 @@
+/**
+ * Finds what to run: a built-in scenario by name (embedded in the program), or a plan file of the user's
+ * with an optional fault script. Every problem becomes an InputError listing file:line:col lines.
+ *
+ * @module
+ */
+import { formatDiagnostic, loadPlan } from "../graph/load.ts";
+import { checkFaults, type Fault, loadFaults, loadScenario, type ScenarioFile } from "../graph/scenario.ts";
+import type { Plan } from "../graph/types.ts";
+import { PLANS, SCENARIOS } from "../scenarios.gen.ts";
+import { InputError } from "./errors.ts";
+
+export interface Resolved {
+  name: string;
+  description: string;
+  plan: Plan;
+  planText: string;
+  faults: Fault[];
+  expect: ScenarioFile["expect"] | undefined;
+  real: ScenarioFile["real"] | undefined;
+  warnings: string[];
+}
+
+export function builtinNames(): string[] {
+  return Object.keys(SCENARIOS).sort();
+}
+
+function fail(what: string, lines: string[]): never {
+  throw new InputError(`arrow: ${what}`, lines);
+}
+
+function planFrom(text: string, file: string): { plan: Plan; warnings: string[] } {
+  const r = loadPlan(text, file);
+  if (!r.plan) {
+    fail(
+      `${file} is not a valid plan (${r.errors.length} problem${r.errors.length === 1 ? "" : "s"}):`,
+      r.errors.map(formatDiagnostic),
+    );
+  }
+  return { plan: r.plan, warnings: r.warnings.map(formatDiagnostic) };
+}
+
+export function resolveBuiltin(name: string): Resolved {
+  const text = SCENARIOS[name];
+  if (text === undefined) {
+    fail(`unknown scenario "${name}"`, [`built-in scenarios: ${builtinNames().join(", ")}`]);
+  }
+  const file = `scenarios/${name}.yaml`;
+  const sc = loadScenario(text, file);
+  if (!sc.scenario) fail(`${file} is broken:`, sc.errors.map(formatDiagnostic));
+  const planText = PLANS[sc.scenario.plan];
+  if (planText === undefined) fail(`${file}: unknown built-in plan "${sc.scenario.plan}"`, []);
+  const { plan, warnings } = planFrom(planText, `scenarios/plans/${sc.scenario.plan}.yaml`);
+  const faults = sc.scenario.faults ?? [];
+  const bad = checkFaults(plan, faults, sc.faultPos, file);
+  if (bad.length) fail(`${file} aims faults at unknown nodes:`, bad.map(formatDiagnostic));
+  return {
+    name,
+    description: sc.scenario.description,
+    plan,
+    planText,
+    faults,
+    expect: sc.scenario.expect,
+    real: sc.scenario.real,
+    warnings,
+  };
+}
+
+function readText(path: string, what: string): string {
+  try {
+    return Deno.readTextFileSync(path);
+  } catch (e) {
+    const why = e instanceof Deno.errors.NotFound
+      ? "no such file"
+      : e instanceof Deno.errors.IsADirectory
+      ? "is a directory"
+      : (e as Error).message;
+    fail(`cannot read ${what} ${path}: ${why}`, []);
+  }
+}
+
+export function resolvePlanFile(path: string, faultsPath?: string): Resolved {
+  const planText = readText(path, "plan");
+  const { plan, warnings } = planFrom(planText, path);
+  let faults: Fault[] = [];
+  if (faultsPath) {
+    const r = loadFaults(readText(faultsPath, "fault script"), faultsPath);
+    if (!r.faults) fail(`${faultsPath} is not a valid fault script:`, r.errors.map(formatDiagnostic));
+    const bad = checkFaults(plan, r.faults, r.faultPos, faultsPath);
+    if (bad.length) fail(`${faultsPath} aims faults at unknown nodes:`, bad.map(formatDiagnostic));
+    faults = r.faults;
+  }
+  const name = path.split("/").pop()!.replace(/\.ya?ml$/, "").replace(/[^A-Za-z0-9_-]/g, "_");
+  return {
+    name,
+    description: plan.question,
+    plan,
+    planText,
+    faults,
+    expect: undefined,
+    real: undefined,
+    warnings,
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * The subcommand table. Each entry loads its implementation lazily, so `arrow --help` and `arrow validate`
+ * never pay for the engine or the server.
+ *
+ * @module
+ */
+
+export interface Command {
+  name: string;
+  summary: string;
+  load: () => Promise<{ main(argv: string[]): Promise<number>; help: string }>;
+}
+
+export const COMMANDS: readonly Command[] = [
+  {
+    name: "run",
+    summary: "Run a built-in scenario or your own plan under overwatch and print the verdict.",
+    load: () => import("./run.ts"),
+  },
+  {
+    name: "scenarios",
+    summary: "List the built-in scenarios with what each one shows.",
+    load: () => import("./scenarios.ts"),
+  },
+  {
+    name: "validate",
+    summary: "Check a plan file and list every problem as file:line:col.",
+    load: () => import("./validate.ts"),
+  },
+  {
+    name: "report",
+    summary: "Print the anytime report of a run (regenerated from its black box).",
+    load: () => import("./report.ts"),
+  },
+  {
+    name: "replay",
+    summary: "Re-render a run tick by tick from replay.jsonl, running no worker.",
+    load: () => import("./replay.ts"),
+  },
+  {
+    name: "resume",
+    summary: "Continue a run whose arrow process died, from its last persisted tick.",
+    load: () => import("./resume.ts"),
+  },
+];

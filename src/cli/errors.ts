@@ -1,0 +1,19 @@
+/**
+ * Errors the CLI turns into exit codes: bad usage and bad input exit 1 with a clear message; anything else
+ * is an internal failure (exit 2).
+ *
+ * @module
+ */
+
+/** Wrong flags or arguments. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/** Input that cannot be used (a broken plan, a missing run directory); `lines` are printed one per line. */
+export class InputError extends Error {
+  override name = "InputError";
+  constructor(message: string, readonly lines: string[] = []) {
+    super(message);
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * `arrow report <run>`: the run's anytime report, regenerated from state.json and incidents.jsonl.
+ *
+ * @module
+ */
+import type { Incident } from "../model/state.ts";
+import { renderReport } from "../record/report.ts";
+import { parse } from "./args.ts";
+import { UsageError } from "./errors.ts";
+import { loadRunState, resolveRunDir } from "./rundir.ts";
+
+export const help = `Usage: arrow report <run-dir | run-id> [--runs-dir D]
+
+Prints the anytime report of a run: the question, the verdict (provisional while the run is live), the
+verified knowledge with its comparability tuples, what was refused and why, and the black box.
+
+Options:
+  --runs-dir <dir>  Where to look up a run id (default ./runs)
+  -h, --help`;
+
+export async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parse("report", argv, { "runs-dir": { type: "string" } }, 1);
+  if (!positionals[0]) throw new UsageError("arrow report: missing run directory (see arrow report --help)");
+  const runDir = resolveRunDir(positionals[0], values["runs-dir"] as string | undefined);
+  const state = loadRunState(runDir);
+  const incidents = (await Deno.readTextFile(`${runDir}/incidents.jsonl`)).split("\n").filter(Boolean)
+    .map((l) => JSON.parse(l) as Incident);
+  console.log(renderReport(state, incidents));
+  return 0;
+}

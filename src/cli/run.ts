@@ -1,0 +1,185 @@
+/**
+ * `arrow run`: run a built-in scenario or a plan file under overwatch, show progress, print the verdict.
+ *
+ * @module
+ */
+import { startRun } from "../engine/run.ts";
+import { prepare } from "../engine/prepare.ts";
+import type { Mode, RunState } from "../model/state.ts";
+import { canonicalPretty } from "../model/json.ts";
+import { acquireLock, LockedError } from "../runtime/lock.ts";
+import { writeAtomic } from "../runtime/atomic.ts";
+import { intFlag, parse } from "./args.ts";
+import { resolveBuiltin, type Resolved, resolvePlanFile } from "./catalog.ts";
+import { InputError, UsageError } from "./errors.ts";
+import { Progress, statusTable } from "./progress.ts";
+import { sandboxSetup } from "./sandbox.ts";
+
+export const help = `Usage: arrow run (--scenario <name> | <plan.yaml>) [options]
+
+Runs a research task graph under overwatch: workers run the nodes, Arrow checks the world itself (scope
+fingerprints, metric trajectories, acceptance exit codes, comparability tuples), intervenes on hangs,
+plateaus, false completion, broken comparability and out-of-lane writes, and logs every action to the
+run's black box. Ends with one verdict: RESEARCH ANSWERED, NEGATIVE RESULT, RESULT WITHHELD or NO VERDICT.
+
+Options:
+  --scenario <name>  Run a built-in scenario (see arrow scenarios)
+  --faults <file>    Fault script to apply to your own plan (same fault kinds as the scenarios)
+  --real             Real path: real data, real OLS baseline, real GBDT trainer subprocess
+  --tick-ms <n>      Wall-clock pause between ticks (default 0; results do not depend on it)
+  --max-ticks <n>    Fuse whatever still runs after this many ticks (default 5000)
+  --runs-dir <dir>   Where run directories go (default ./runs)
+  --json             Print one JSON object at the end instead of progress
+  --quiet            Print only the verdict and the run directory
+  -h, --help
+
+The run directory holds plan.yaml, state.json, replay.jsonl, incidents.jsonl, report/report.md,
+nodes/<id>/ (scopes) and logs/. Exit 0 whenever the run completes, whatever the verdict.`;
+
+export function runId(name: string): string {
+  const t = new Date().toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
+  const rand = crypto.getRandomValues(new Uint8Array(2));
+  return `${t}-${name}-${[...rand].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
+export function summary(res: Resolved, state: RunState, runDir: string) {
+  return {
+    scenario: res.name,
+    verdict: state.verdict,
+    run_dir: runDir,
+    ticks: state.tick,
+    nodes: Object.fromEntries(
+      state.plan.order.filter((id) => state.nodes[id]!.spawned).map((id) => [id, state.nodes[id]!.status]),
+    ),
+  };
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parse("run", argv, {
+    scenario: { type: "string" },
+    faults: { type: "string" },
+    real: { type: "boolean" },
+    "tick-ms": { type: "string" },
+    "max-ticks": { type: "string" },
+    "runs-dir": { type: "string" },
+    json: { type: "boolean" },
+    quiet: { type: "boolean" },
+  }, 1);
+  const scenario = values.scenario as string | undefined;
+  const planPath = positionals[0];
+  if (scenario && planPath) throw new UsageError("arrow run: give --scenario or a plan file, not both");
+  if (!scenario && !planPath) {
+    throw new UsageError("arrow run: missing --scenario <name> or <plan.yaml> (see arrow run --help)");
+  }
+  if (scenario && values.faults) {
+    throw new UsageError("arrow run: --faults applies to your own plan, not to --scenario");
+  }
+  const tickMs = intFlag("run", "tick-ms", values["tick-ms"], 0, 0);
+  const maxTicks = intFlag("run", "max-ticks", values["max-ticks"], 1, 5000);
+  const mode: Mode = values.real ? "real" : "mock";
+  const res = scenario
+    ? resolveBuiltin(scenario)
+    : resolvePlanFile(planPath!, values.faults as string | undefined);
+  const json = values.json === true;
+  const quiet = json || values.quiet === true;
+  for (const w of res.warnings) if (!json) console.error(`warning: ${w}`);
+
+  const sandbox = await sandboxSetup(mode, res, quiet);
+  const state = prepare(res.plan, sandbox.faults, res.name, mode);
+  const runsDir = (values["runs-dir"] as string | undefined) ?? "runs";
+  const runDir = `${Deno.realPathSync(mkdirp(runsDir))}/${runId(res.name)}`;
+  Deno.mkdirSync(runDir, { recursive: true });
+  const lock = acquireLock(runDir);
+  Deno.writeTextFileSync(`${runDir}/plan.yaml`, res.planText);
+  const meta = {
+    run_id: runDir.split("/").pop(),
+    scenario: res.name,
+    mode,
+    tick_ms: tickMs,
+    started_at: new Date().toISOString(),
+    pid: Deno.pid,
+  };
+  writeAtomic(`${runDir}/run.json`, canonicalPretty(meta));
+
+  const progress = new Progress(quiet);
+  if (!quiet) console.log(`arrow run ${res.name} (${mode}) → ${runDir}`);
+  const abort = new AbortController();
+  const onSig = () => abort.abort();
+  Deno.addSignalListener("SIGINT", onSig);
+  Deno.addSignalListener("SIGTERM", onSig);
+  const t0 = performance.now();
+  let final: RunState;
+  try {
+    final = await startRun(state, {
+      runDir,
+      tickMs,
+      maxTicks,
+      builtins: sandbox.builtins,
+      bwrap: sandbox.bwrap,
+      signal: abort.signal,
+      onTick: (s, ev) => progress.tick(s, ev),
+    });
+  } finally {
+    Deno.removeSignalListener("SIGINT", onSig);
+    Deno.removeSignalListener("SIGTERM", onSig);
+    progress.end();
+    lock.release();
+  }
+  writeAtomic(
+    `${runDir}/run.json`,
+    canonicalPretty({
+      ...meta,
+      finished_at: new Date().toISOString(),
+      wall_ms: Math.round(performance.now() - t0),
+      verdict: final.verdict,
+      ticks: final.tick,
+    }),
+  );
+  if (final.verdict === null) {
+    console.error(`arrow run: interrupted at tick ${final.tick}; continue with: arrow resume ${runDir}`);
+    return 130;
+  }
+  return printOutcome(res, final, runDir, json, quiet);
+}
+
+export function printOutcome(
+  res: Resolved,
+  final: RunState,
+  runDir: string,
+  json: boolean,
+  quiet: boolean,
+): number {
+  if (json) {
+    const incidents = readIncidents(runDir).map((i) => ({
+      tick: i.tick,
+      type: i.type,
+      node: i.node,
+      ladder: i.ladder,
+    }));
+    console.log(JSON.stringify({ ...summary(res, final, runDir), incidents }));
+    return 0;
+  }
+  if (!quiet) console.log("\n" + statusTable(final) + "\n");
+  console.log(`${final.verdict}`);
+  console.log(`run directory: ${runDir}`);
+  return 0;
+}
+
+export function readIncidents(
+  runDir: string,
+): { tick: number; type: string; node: string; ladder: string }[] {
+  return Deno.readTextFileSync(`${runDir}/incidents.jsonl`).split("\n").filter(Boolean).map((l) =>
+    JSON.parse(l)
+  );
+}
+
+function mkdirp(dir: string): string {
+  try {
+    Deno.mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    throw new InputError(`arrow run: cannot create runs directory ${dir}: ${(e as Error).message}`);
+  }
+  return dir;
+}
+
+export { LockedError };

@@ -1,0 +1,55 @@
+/**
+ * ADMIT: ready nodes (every artifact parent verified, incoming manifests comparable) go into free slots in
+ * plan order. Reactive nodes need something to react to: a checkpoint, or sources that are all done.
+ *
+ * @module
+ */
+import { checkComparability, type Gated } from "../gates/comparability.ts";
+import type { Manifest } from "../model/state.ts";
+import { TERMINAL } from "../model/state.ts";
+import { nodeOf, parents, slotOf } from "../model/topology.ts";
+import type { Tx } from "../model/tx.ts";
+import * as sup from "../overwatch/supervisor.ts";
+import { gated } from "./decide.ts";
+import { streamHistory } from "./flow.ts";
+
+const WAITING = new Set(["pending", "stale", "oscillating", "stuck"]);
+
+/** True when a node could start now if a slot were free. */
+export function ready(tx: Tx, id: string): boolean {
+  const ns = tx.state.nodes[id]!;
+  if (!ns.spawned || !WAITING.has(ns.status)) return false;
+  if (!parents(tx.state, id, "artifact").every((p) => tx.state.nodes[p]!.status === "verified")) return false;
+  if (nodeOf(tx.state.plan, id).kind !== "reactive") return true;
+  const sources = parents(tx.state, id, "stream");
+  return streamHistory(tx, id).length > 0 || sources.every((s) => TERMINAL.has(tx.state.nodes[s]!.status));
+}
+
+export function admit(tx: Tx): void {
+  for (const id of tx.state.plan.order) {
+    if (!ready(tx, id)) continue;
+    const node = nodeOf(tx.state.plan, id);
+    const frozen = tx.state.frozen;
+    if (frozen) {
+      const incoming = parents(tx.state, id, "artifact")
+        .map((p) => [nodeOf(tx.state.plan, p), tx.state.nodes[p]!.manifest] as const)
+        .filter(([p, m]) => m && p.role !== "harness")
+        .map(([p, m]) => gated(p, m as Manifest))
+        .filter((g): g is Gated => g !== null);
+      const dev = checkComparability(frozen, incoming);
+      if (dev) {
+        sup.comparabilityBlock(tx, dev, id);
+        continue;
+      }
+    }
+    const slot = slotOf(node);
+    if (slot && tx.state.slots[slot].held.length >= tx.state.slots[slot].total) continue;
+    sup.admit(tx, id, streamHistory(tx, id));
+    if (slot) tx.emit({ e: "slot", node: id, slot, op: "hold" });
+  }
+}
+
+/** True when nothing runs and nothing can be admitted: the run has quiesced. */
+export function quiescent(tx: Tx): boolean {
+  return Object.values(tx.state.nodes).every((n) => n.status !== "running");
+}

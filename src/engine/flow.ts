@@ -1,0 +1,81 @@
+/**
+ * FREE and FLOW: reclaim the slots of nodes that stopped running; fire engine-side faults (reopen, taint);
+ * deliver checkpoint streams into reactive inboxes; ask reactive nodes to finish once their sources are
+ * done; grow spawn_only nodes by graph surgery; mark branches the answer has superseded.
+ *
+ * @module
+ */
+import type { NodeId } from "../graph/types.ts";
+import { TERMINAL } from "../model/state.ts";
+import { children, nodeOf, parents } from "../model/topology.ts";
+import type { Tx } from "../model/tx.ts";
+import * as sup from "../overwatch/supervisor.ts";
+import { answered } from "../overwatch/verdict.ts";
+
+export function free(tx: Tx): void {
+  for (const slot of ["gpu", "cpu"] as const) {
+    for (const id of tx.state.slots[slot].held) {
+      if (tx.state.nodes[id]!.status !== "running") tx.emit({ e: "slot", node: id, slot, op: "free" });
+    }
+  }
+}
+
+function allGreen(tx: Tx): boolean {
+  return Object.values(tx.state.nodes).every((n) => !n.spawned || n.status === "verified");
+}
+
+export function flow(tx: Tx): void {
+  const { state } = tx;
+  state.faults.forEach((f, index) => {
+    if (tx.state.faults[index]!.fired) return;
+    const due = f.when === "green" ? allGreen(tx) : f.when === tx.tick;
+    if (!due) return;
+    tx.emit({ e: "fault", index, kind: f.kind, node: f.node });
+    sup.invalidate(tx, f.node, f.kind);
+  });
+
+  for (const ev of tx.events.filter((e) => e.e === "ckpt")) {
+    if (ev.e !== "ckpt") continue;
+    for (const to of children(tx.state, ev.node, "stream")) {
+      const ns = tx.state.nodes[to]!;
+      if (!["pending", "running", "stale"].includes(ns.status)) continue;
+      const item = { from: ev.node, step: ev.step, file: ev.file };
+      tx.emit({ e: "stream", from: ev.node, to, step: ev.step, file: ev.file });
+      tx.emit({ e: "note", node: to, set: { inbox: [...ns.inbox, item] } });
+    }
+  }
+
+  for (const id of tx.state.plan.order) {
+    const ns = tx.state.nodes[id]!;
+    if (nodeOf(tx.state.plan, id).kind !== "reactive" || ns.status !== "running" || ns.finishing) continue;
+    const sources = parents(tx.state, id, "stream");
+    if (ns.inbox.length === 0 && sources.every((s) => TERMINAL.has(tx.state.nodes[s]!.status))) {
+      tx.emit({ e: "note", node: id, set: { finishing: true } });
+    }
+  }
+
+  for (const inc of [...tx.incidents]) {
+    if (inc.ladder === "graph_surgery") continue;
+    for (const n of tx.state.plan.nodes) {
+      if (!n.spawn_only || tx.state.nodes[n.id]!.spawned || !n.spawn_on.includes(inc.type)) continue;
+      sup.spawn(tx, n.id, { type: inc.type, node: inc.node });
+    }
+  }
+
+  const answer = answered(tx.state);
+  if (answer) {
+    for (const n of tx.state.plan.nodes) {
+      const ns = tx.state.nodes[n.id]!;
+      if (n.id === answer || n.kind !== "long" || ns.status !== "running" || ns.killAtCkpt) continue;
+      if (n.role !== "train" && n.role !== "ablation") continue;
+      tx.emit({ e: "note", node: n.id, set: { killAtCkpt: "SUPERSEDED_KILL" } });
+    }
+  }
+}
+
+/** Stream events a reactive node should (re)evaluate from scratch: every checkpoint of its sources. */
+export function streamHistory(tx: Tx, id: NodeId): { from: NodeId; step: number; file: string }[] {
+  return parents(tx.state, id, "stream").flatMap((s) =>
+    tx.state.nodes[s]!.ckpts.map((c) => ({ from: s, step: c.step, file: c.file }))
+  );
+}

@@ -1,0 +1,92 @@
+/**
+ * Loads a plan from YAML text: syntax, structure, semantics and graph normalization, each problem
+ * reported as `file:line:col: message`, all of them at once.
+ *
+ * @module
+ */
+import { LineCounter, parseDocument } from "yaml";
+import { ACCEPT_MAX_LAPS } from "../thresholds.ts";
+import { checkDocument, type Pos } from "./check.ts";
+import { normalize } from "./normalize.ts";
+import { planSchema } from "./plan_schema.ts";
+import { DEFAULT_ACCEPTANCE, DEFAULT_SLOTS, type Plan, type PlanFile } from "./types.ts";
+import { resolveScope, validatePlan } from "./validate.ts";
+
+export interface Diagnostic extends Pos {
+  file: string;
+  message: string;
+}
+
+export interface LoadResult {
+  plan?: Plan;
+  errors: Diagnostic[];
+  warnings: Diagnostic[];
+}
+
+/** `file:line:col: message` */
+export function formatDiagnostic(d: Diagnostic): string {
+  return `${d.file}:${d.line}:${d.col}: ${d.message}`;
+}
+
+const byPos = (a: Diagnostic, b: Diagnostic) => a.line - b.line || a.col - b.col;
+
+/** Parses and validates a plan. `plan` is set only when there are no errors. */
+export function loadPlan(text: string, file: string): LoadResult {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const diag = (p: Pos, message: string): Diagnostic => ({ file, line: p.line, col: p.col, message });
+  const syntax = [...doc.errors, ...doc.warnings].map((e) => {
+    const p = e.linePos?.[0] ?? { line: 1, col: 1 };
+    return diag(p, `YAML: ${e.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "")}`);
+  });
+  if (doc.errors.length) return { errors: syntax.sort(byPos), warnings: [] };
+  if (doc.contents === null) return { errors: [diag({ line: 1, col: 1 }, "plan is empty")], warnings: [] };
+
+  const checked = checkDocument(doc, planSchema, lines);
+  const raw = (checked.value ?? {}) as Partial<PlanFile>;
+  const semantic = validatePlan(raw, checked.pos, checked.keyPos);
+  const errors = [
+    ...syntax,
+    ...checked.problems.map((p) => diag(p, p.message)),
+    ...semantic.errors.map((f) => diag(f.pos, f.message)),
+  ];
+  const warnings = semantic.warnings.map((f) => diag(f.pos, f.message));
+
+  const nodes = raw.nodes ?? [];
+  const ids = nodes.map((n) => n.id);
+  const known = new Set(ids);
+  const edges = (raw.edges ?? []).filter((e) => known.has(e.from) && known.has(e.to));
+  const edgeIndex = (raw.edges ?? []).map((e, i) => [e, i] as const).filter(([e]) => edges.includes(e));
+  const norm = normalize([...new Set(ids)], edges);
+  const edgePos = (i: number) => checked.pos(["edges", edgeIndex[i]?.[1] ?? 0]);
+  for (const w of norm.warnings) warnings.push(diag(edgePos(w.edge), w.message));
+  for (const e of norm.errors) errors.push(diag(edgePos(e.edge), e.message));
+
+  if (errors.length || !raw.question || !raw.protocol) {
+    return { errors: errors.sort(byPos), warnings: warnings.sort(byPos) };
+  }
+  const plan: Plan = {
+    question: raw.question,
+    protocol: raw.protocol,
+    slots: { ...DEFAULT_SLOTS, ...raw.resources?.slots },
+    nodes: nodes.map((n) => ({
+      id: n.id,
+      title: n.title ?? n.id,
+      kind: n.kind,
+      role: n.role,
+      scope: resolveScope(n.scope ?? n.id)!,
+      mock: n.mock ?? {},
+      ...(n.worker ? { worker: n.worker } : {}),
+      acceptance: n.acceptance ?? [...DEFAULT_ACCEPTANCE],
+      spawn_only: n.spawn_only ?? false,
+      can_spawn: n.can_spawn ?? false,
+      spawn_on: n.spawn_on ?? (n.spawn_only ? ["PLATEAU_TRIP"] : []),
+      budget: n.budget ?? {},
+    })),
+    edges: norm.edges.map((
+      e,
+    ) => (e.kind === "back_edge" && e.laps === undefined ? { ...e, laps: ACCEPT_MAX_LAPS } : e)),
+    order: norm.order,
+  };
+  return { plan, errors: [], warnings: warnings.sort(byPos) };
+}

@@ -1,0 +1,154 @@
+/**
+ * Scenarios as data: a plan (built-in name or path) plus a declarative fault script. Fault kinds are the
+ * chaos a user can aim at their own plan: worker-side ones travel to the worker in its config, engine-side
+ * ones (reopen, taint) are injected by the engine at a logical time.
+ *
+ * @module
+ */
+import { isSeq, LineCounter, parseDocument } from "yaml";
+import { checkDocument, type Pos } from "./check.ts";
+import type { Diagnostic } from "./load.ts";
+import { ID_PATTERN, profileSchema } from "./plan_schema.ts";
+import { type Infer, s } from "./schema.ts";
+import type { Plan } from "./types.ts";
+
+const node = s.str({ pattern: ID_PATTERN, doc: "node the fault is aimed at" });
+const attempts = s.arr(s.int({ min: 1 }), {
+  minItems: 1,
+  doc: "attempts it applies to (default: the first)",
+});
+const when = s.scalar('"green" (once every node is verified) or a tick number');
+
+export const faultSchema = s.tagged("kind", {
+  trainer_profile: s.obj(
+    { node, profile: profileSchema, attempts },
+    ["node", "profile"],
+    "replace a mock trainer's curve",
+  ),
+  manifest_override: s.obj(
+    { node, set: s.record(s.scalar()), attempts },
+    ["node", "set"],
+    "the worker writes these fields into results.json",
+  ),
+  out_of_scope_write: s.obj(
+    {
+      node,
+      path: s.str({ minLength: 1, doc: "target, relative to the run's nodes/" }),
+      at_tick: s.int({ min: 1 }),
+      attempts,
+    },
+    ["node", "path"],
+    "the worker tries to write outside its scope",
+  ),
+  reopen: s.obj({ node, when }, ["node", "when"], "an upstream node is reopened (stale cascade)"),
+  taint: s.obj({ node, when }, ["node", "when"], "a frozen protocol/harness is found broken (taint)"),
+  false_claim: s.obj(
+    { node, claims: s.arr(s.num(), { minItems: 1, doc: "score claimed on lap 1, 2, …" }), attempts },
+    ["node", "claims"],
+    "results.json claims a score the artifact does not reproduce",
+  ),
+  frozen_scope: s.obj({ node, attempts }, ["node"], "the worker burns tokens and changes nothing"),
+  flip_flop: s.obj({ node, attempts }, ["node"], "the worker rewrites its output A→B→A"),
+  superseding_answer: s.obj(
+    { node, at_stage: s.int({ min: 1 }), attempts },
+    ["node", "at_stage"],
+    "a trainer answers the question early, superseding other branches",
+  ),
+});
+
+export const scenarioSchema = s.obj(
+  {
+    name: s.str({ pattern: "^[a-z][a-z0-9_]*$" }),
+    description: s.str({ minLength: 1 }),
+    plan: s.str({ minLength: 1, doc: "built-in plan name, or a path relative to this file" }),
+    expect: s.obj(
+      { verdict: s.enum(["RESEARCH ANSWERED", "NEGATIVE RESULT", "RESULT WITHHELD", "NO VERDICT"] as const) },
+      [],
+    ),
+    real: s.obj({ faults: s.arr(faultSchema), skip: s.str() }, [], "differences on the --real path"),
+    faults: s.arr(faultSchema),
+  },
+  ["name", "description", "plan"],
+);
+
+export type Fault = Infer<typeof faultSchema>;
+export type ScenarioFile = Infer<typeof scenarioSchema>;
+export const ENGINE_FAULTS = new Set(["reopen", "taint"]);
+
+export interface ScenarioLoad {
+  scenario?: ScenarioFile;
+  errors: Diagnostic[];
+  /** Position of each fault's `node` value, to report faults aimed at unknown nodes. */
+  faultPos: Pos[];
+}
+
+export function loadScenario(text: string, file: string): ScenarioLoad {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true });
+  const diag = (p: Pos, message: string): Diagnostic => ({ file, ...p, message });
+  if (doc.errors.length) {
+    return {
+      errors: doc.errors.map((e) =>
+        diag(e.linePos?.[0] ?? { line: 1, col: 1 }, `YAML: ${e.message.split("\n")[0]}`)
+      ),
+      faultPos: [],
+    };
+  }
+  const checked = checkDocument(doc, scenarioSchema, lines);
+  const errors = checked.problems.map((p) => diag(p, p.message.replace(/^plan\b/, "scenario")));
+  const sc = checked.value as ScenarioFile;
+  const faultPos = (sc?.faults ?? []).map((_, i) => checked.pos(["faults", i, "node"]));
+  (sc?.faults ?? []).forEach((f, i) => {
+    if ((f.kind === "reopen" || f.kind === "taint") && typeof f.when === "string" && f.when !== "green") {
+      errors.push(
+        diag(
+          checked.pos(["faults", i, "when"]),
+          `fault when must be "green" or a tick number, got "${f.when}"`,
+        ),
+      );
+    }
+  });
+  return errors.length ? { errors, faultPos } : { scenario: sc, errors: [], faultPos };
+}
+
+/** Faults aimed at nodes the plan does not have. */
+export function checkFaults(plan: Plan, faults: readonly Fault[], pos: Pos[], file: string): Diagnostic[] {
+  const ids = new Set(plan.nodes.map((n) => n.id));
+  const out: Diagnostic[] = [];
+  faults.forEach((f, i) => {
+    if (!ids.has(f.node)) {
+      out.push({
+        file,
+        ...(pos[i] ?? { line: 1, col: 1 }),
+        message: `fault ${f.kind} aimed at unknown node "${f.node}"`,
+      });
+    }
+  });
+  return out;
+}
+
+/** Loads a standalone fault script (`arrow run plan.yaml --faults f.yaml`): a list, or `{faults: [...]}`. */
+export function loadFaults(
+  text: string,
+  file: string,
+): { faults?: Fault[]; errors: Diagnostic[]; faultPos: Pos[] } {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true });
+  const diag = (p: Pos, message: string): Diagnostic => ({ file, ...p, message });
+  if (doc.errors.length) {
+    const errors = doc.errors.map((e) =>
+      diag(e.linePos?.[0] ?? { line: 1, col: 1 }, `YAML: ${e.message.split("\n")[0]}`)
+    );
+    return { errors, faultPos: [] };
+  }
+  const list = isSeq(doc.contents);
+  const schema = list ? s.arr(faultSchema) : s.obj({ faults: s.arr(faultSchema) }, ["faults"]);
+  const checked = checkDocument(doc, schema, lines);
+  const faults = (list ? checked.value : (checked.value as { faults?: Fault[] } | undefined)?.faults) as
+    | Fault[]
+    | undefined;
+  const base = list ? [] : ["faults"];
+  const faultPos = (faults ?? []).map((_, i) => checked.pos([...base, i, "node"]));
+  const errors = checked.problems.map((p) => diag(p, p.message.replace(/^plan\b/, "faults")));
+  return errors.length ? { errors, faultPos } : { faults: faults ?? [], errors: [], faultPos };
+}

@@ -1,0 +1,140 @@
+/**
+ * Plan types: the file as written (`PlanFile`, proven equal to the schema by a test) and the resolved,
+ * validated `Plan` the engine runs (defaults filled, edges normalized, order fixed).
+ *
+ * @module
+ */
+
+export type NodeId = string;
+export type NodeKind = "fast" | "long" | "reactive";
+export type EdgeKind = "artifact" | "stream" | "back_edge";
+export type Direction = "maximize" | "minimize";
+export type Role =
+  | "protocol"
+  | "data"
+  | "harness"
+  | "baseline"
+  | "train"
+  | "eval"
+  | "analysis"
+  | "report"
+  | "ablation"
+  | "other";
+export type IncidentType =
+  | "OSCILLATION_TRIP"
+  | "BUDGET_TRIP"
+  | "HUNG_RESTART"
+  | "PLATEAU_TRIP"
+  | "SUPERSEDED_KILL"
+  | "FALSE_COMPLETION"
+  | "COMPARABILITY_BLOCK"
+  | "SCOPE_VIOLATION"
+  | "STALE_CASCADE"
+  | "TAINT_INVALIDATION";
+export type ProfileShape = "rise_cross" | "rise_plateau" | "flat";
+
+export interface TrainerProfile {
+  shape: ProfileShape;
+  stages?: number;
+  stages_per_tick?: number;
+  ckpt_every?: number;
+  start?: number;
+  peak?: number;
+  tau?: number;
+  freeze_at?: number;
+}
+
+export interface MockSpec {
+  ticks?: number;
+  tokens?: number;
+  score?: number;
+  profile?: TrainerProfile;
+}
+
+export type WorkerSpec =
+  | { type: "command"; argv: string[]; env?: Record<string, string> }
+  | { type: "builtin"; name: string; args?: Record<string, string | number | boolean> }
+  | { type: "agent"; prompt: string; model?: string; max_steps?: number };
+
+export interface Budget {
+  ticks?: number;
+  tokens?: number;
+}
+
+export interface PlanNodeFile {
+  id: string;
+  title?: string;
+  kind: NodeKind;
+  role: Role;
+  scope?: string;
+  mock?: MockSpec;
+  worker?: WorkerSpec;
+  acceptance?: string[];
+  spawn_only?: boolean;
+  can_spawn?: boolean;
+  spawn_on?: IncidentType[];
+  budget?: Budget;
+}
+
+export interface PlanEdgeFile {
+  from: string;
+  to: string;
+  kind: EdgeKind;
+  laps?: number;
+}
+
+export interface ProtocolSpec {
+  version: string;
+  metric: string;
+  direction: Direction;
+  target?: number;
+}
+
+/** A plan as written in YAML. */
+export interface PlanFile {
+  question: string;
+  protocol: ProtocolSpec;
+  resources?: { slots?: { gpu?: number; cpu?: number } };
+  nodes: PlanNodeFile[];
+  edges?: PlanEdgeFile[];
+}
+
+/** A node with every default filled in. */
+export interface PlanNode {
+  id: NodeId;
+  title: string;
+  kind: NodeKind;
+  role: Role;
+  scope: string;
+  mock: MockSpec;
+  worker?: WorkerSpec;
+  acceptance: string[];
+  spawn_only: boolean;
+  can_spawn: boolean;
+  spawn_on: IncidentType[];
+  budget: Budget;
+}
+
+export interface PlanEdge {
+  from: NodeId;
+  to: NodeId;
+  kind: EdgeKind;
+  /** Lap budget; set on every back_edge. */
+  laps?: number;
+  /** True when the normalizer demoted an undeclared artifact 2-cycle edge to this back_edge. */
+  demoted?: boolean;
+}
+
+/** A validated, normalized plan: what the engine runs. */
+export interface Plan {
+  question: string;
+  protocol: ProtocolSpec;
+  slots: { gpu: number; cpu: number };
+  nodes: PlanNode[];
+  edges: PlanEdge[];
+  /** Topological order over artifact edges, ties broken lexicographically. */
+  order: NodeId[];
+}
+
+export const DEFAULT_SLOTS = { gpu: 1, cpu: 3 } as const;
+export const DEFAULT_ACCEPTANCE = ["@manifest"] as const;

@@ -1,0 +1,247 @@
+/**
+ * How a node's worker and its acceptance command are started: which program, which sandbox layer, which
+ * environment. Deno children get Deno permissions (write only to their scope, audited); any other program
+ * runs under bubblewrap when it is installed. Placeholders {scope} {run} {node} {nodes} expand in argv.
+ *
+ * @module
+ */
+import type { PlanNode } from "../graph/types.ts";
+import type { RunState } from "../model/state.ts";
+import { parents } from "../model/topology.ts";
+import type { InputRef, WorkerConfig } from "../../scripts/lib/config.ts";
+
+export const SCRIPTS_DIR = new URL("../../scripts/", import.meta.url).pathname;
+
+/** True when running as a `deno compile`d binary (workers then start as `arrow __worker <name>`). */
+export function isCompiled(): boolean {
+  return !/(^|\/)deno(\.exe)?$/.test(Deno.execPath());
+}
+
+export interface Command {
+  cmd: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+  /** Protocol: lock-step line handshake, or a plain process observed through its files. */
+  lockstep: boolean;
+  /** Deno permission audit log to read for escapes, when the child is a Deno program. */
+  audit: string | null;
+  sandbox: "deno" | "bwrap" | "none";
+  /** Shadow directory bound over nodes/ under bubblewrap, where stray writes land. */
+  shadow: string | null;
+}
+
+/** Environment a child may see: a few host variables and Arrow's own. */
+export function baseEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const k of ["HOME", "PATH", "DENO_DIR", "LANG", "TMPDIR"]) {
+    const v = Deno.env.get(k);
+    if (v !== undefined) env[k] = v;
+  }
+  return env;
+}
+
+/** Deno flags that keep a child offline and unable to touch the lockfile or fetch packages. */
+const LOCKED = ["--no-prompt", "--no-config", "--no-lock", "--no-remote", "--no-npm", "--quiet"];
+
+/** A Deno script of ours, run sandboxed by Deno permissions (or self-exec'd in a compiled binary). */
+export function denoScript(
+  script: string,
+  args: string[],
+  perms: { read: string[]; write: string[]; env: string[] },
+  audit: string | null,
+): { cmd: string; args: string[]; env: Record<string, string> } {
+  const env: Record<string, string> = audit ? { DENO_AUDIT_PERMISSIONS: audit } : {};
+  if (isCompiled()) return { cmd: Deno.execPath(), args: ["__worker", script, ...args], env };
+  const flags = [...LOCKED];
+  if (perms.read.length) flags.push(`--allow-read=${perms.read.join(",")}`);
+  if (perms.write.length) flags.push(`--allow-write=${perms.write.join(",")}`);
+  if (perms.env.length) flags.push(`--allow-env=${perms.env.join(",")}`);
+  return { cmd: Deno.execPath(), args: ["run", ...flags, `${SCRIPTS_DIR}${script}.ts`, ...args], env };
+}
+
+export function expand(arg: string, vars: Record<string, string>): string {
+  return arg.replace(/\{(scope|run|node|nodes)\}/g, (_, k: string) => vars[k] ?? "");
+}
+
+export interface LaunchContext {
+  runDir: string;
+  state: RunState;
+  node: PlanNode;
+  attempt: number;
+  resume: string | null;
+  catchup: number;
+  bwrap: string | null;
+}
+
+export function scopeDir(runDir: string, node: PlanNode): string {
+  return `${runDir}/nodes/${node.scope}`;
+}
+
+function refs(ctx: LaunchContext, kind: "artifact" | "stream"): Record<string, InputRef> {
+  const { state, runDir } = ctx;
+  return Object.fromEntries(
+    parents(state, ctx.node.id, kind).map((id) => {
+      const n = state.plan.nodes.find((x) => x.id === id)!;
+      return [id, { scope: scopeDir(runDir, n), role: n.role }];
+    }),
+  );
+}
+
+export function workerConfig(
+  ctx: LaunchContext,
+  args: Record<string, string | number | boolean> = {},
+): WorkerConfig {
+  const { state, node, runDir } = ctx;
+  const ns = state.nodes[node.id]!;
+  return {
+    node: node.id,
+    role: node.role,
+    kind: node.kind,
+    scope: scopeDir(runDir, node),
+    nodes: `${runDir}/nodes`,
+    inputs: refs(ctx, "artifact"),
+    sources: refs(ctx, "stream"),
+    protocol: state.plan.protocol,
+    mock: node.mock as WorkerConfig["mock"],
+    args,
+    faults: (state.workerFaults[node.id] ?? []) as WorkerConfig["faults"],
+    attempt: ctx.attempt,
+    lap: ns.lap + 1,
+    resume: ctx.resume ? `${scopeDir(runDir, node)}/${ctx.resume}` : null,
+    catchup: ctx.catchup,
+    delivered: ctx.catchup > 0 ? ns.delivered : [],
+  };
+}
+
+const ARROW_ENV = ["ARROW_CONFIG", "ARROW_RUN_DIR", "ARROW_SCOPE", "ARROW_NODE", "ARROW_RESUME_FROM"];
+
+/** The command that runs a node's worker in the run's mode. */
+export function workerCommand(ctx: LaunchContext, builtins: Record<string, BuiltinWorker>): Command {
+  const { node, runDir, state } = ctx;
+  const scope = scopeDir(runDir, node);
+  const audit = `${runDir}/logs/audit/${node.id}.${ctx.attempt}.${Date.now()}.jsonl`;
+  const arrowEnv = {
+    ARROW_RUN_DIR: runDir,
+    ARROW_SCOPE: scope,
+    ARROW_NODE: node.id,
+    ...(ctx.resume ? { ARROW_RESUME_FROM: `${scope}/${ctx.resume}` } : {}),
+  };
+  const w = state.mode === "mock" ? undefined : node.worker;
+  if (!w || w.type === "builtin") {
+    const b = w?.type === "builtin" ? builtins[w.name] : undefined;
+    if (w?.type === "builtin" && !b) {
+      throw new RangeError(`Cannot start ${node.id}: unknown built-in worker "${w.name}"`);
+    }
+    const script = b?.script ?? "mock_worker";
+    const config = workerConfig(ctx, w?.type === "builtin" ? w.args ?? {} : {});
+    const read = [`${runDir}/nodes`, ...(b?.read?.(runDir) ?? [])];
+    const d = denoScript(script, [], { read, write: [scope], env: ARROW_ENV }, audit);
+    return {
+      cmd: d.cmd,
+      args: d.args,
+      env: { ...baseEnv(), ...d.env, ...arrowEnv, ARROW_CONFIG: JSON.stringify(config) },
+      cwd: scope,
+      lockstep: b ? b.lockstep : true,
+      audit: isCompiled() ? null : audit,
+      sandbox: isCompiled() ? "none" : "deno",
+      shadow: null,
+    };
+  }
+  if (w.type === "agent") throw new RangeError(`Cannot start ${node.id}: agent workers need --live`);
+  const vars = { scope, run: runDir, node: node.id, nodes: `${runDir}/nodes` };
+  const argv = w.argv.map((a) => expand(a, vars));
+  const env = { ...baseEnv(), ...arrowEnv, ...(w.env ?? {}) };
+  if (!ctx.bwrap) {
+    return {
+      cmd: argv[0]!,
+      args: argv.slice(1),
+      env,
+      cwd: scope,
+      lockstep: false,
+      audit: null,
+      sandbox: "none",
+      shadow: null,
+    };
+  }
+  const shadow = `${runDir}/.arrow/shadow/${node.id}`;
+  const inputs = Object.values(refs(ctx, "artifact")).map((r) => r.scope);
+  const bw = bwrapArgs({ scope, nodes: `${runDir}/nodes`, shadow, readable: inputs, logs: `${runDir}/logs` });
+  return {
+    cmd: ctx.bwrap,
+    args: [...bw, "--", ...argv],
+    env,
+    cwd: scope,
+    lockstep: false,
+    audit: null,
+    sandbox: "bwrap",
+    shadow,
+  };
+}
+
+/**
+ * bubblewrap arguments: the whole filesystem read-only; the run's nodes/ replaced by a per-node shadow
+ * directory (so a stray write lands somewhere harmless and visible); the node's own scope bound back
+ * read-write and its inputs read-only on top; no network, own session, dies with arrow.
+ */
+export function bwrapArgs(
+  o: { scope: string; nodes: string; shadow: string; readable: string[]; logs: string; hide?: string[] },
+): string[] {
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+  args.push("--bind", o.shadow, o.nodes);
+  for (const r of o.readable) args.push("--ro-bind", r, r);
+  args.push("--bind", o.scope, o.scope);
+  for (const h of o.hide ?? []) args.push("--tmpfs", h);
+  args.push("--unshare-all", "--die-with-parent", "--new-session", "--chdir", o.scope);
+  return args;
+}
+
+export interface BuiltinWorker {
+  script: string;
+  lockstep: boolean;
+  /** Extra directories the worker may read, given the run directory. */
+  read?: (runDir: string) => string[];
+}
+
+/** The acceptance command of a node; @manifest and @claim run our checker with read-only access. */
+export function acceptanceCommand(state: RunState, node: PlanNode, runDir: string, bwrap: string | null): {
+  cmd: string;
+  args: string[];
+  env: Record<string, string>;
+  argv: string[];
+} {
+  const scope = scopeDir(runDir, node);
+  const head = node.acceptance[0]!;
+  if (head === "@manifest" || head === "@claim") {
+    const tol = state.mode === "mock" ? "1e-9" : "1e-6";
+    const args = [head.slice(1), scope, node.id, state.plan.protocol.direction, tol];
+    const d = denoScript("check_claim", args, {
+      read: [`${runDir}/nodes`, `${runDir}/data`],
+      write: [],
+      env: [],
+    }, null);
+    return { ...d, env: { ...baseEnv(), ...d.env }, argv: [...node.acceptance] };
+  }
+  const vars = { scope, run: runDir, node: node.id, nodes: `${runDir}/nodes` };
+  const argv = node.acceptance.map((a) => expand(a, vars));
+  const env = { ...baseEnv(), ARROW_RUN_DIR: runDir, ARROW_SCOPE: scope, ARROW_NODE: node.id };
+  if (!bwrap) return { cmd: argv[0]!, args: argv.slice(1), env, argv };
+  const ro = [
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    "--tmpfs",
+    "/tmp",
+    "--unshare-all",
+    "--die-with-parent",
+    "--new-session",
+    "--chdir",
+    scope,
+    "--",
+  ];
+  return { cmd: bwrap, args: [...ro, ...argv], env, argv };
+}

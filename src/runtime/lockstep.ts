@@ -1,0 +1,69 @@
+/**
+ * The engine side of the lock-step worker protocol (see scripts/lib/protocol.ts): hand a worker tick N,
+ * wait for its acknowledgement. This handshake is what keeps mock runs byte-identical whatever the pace.
+ *
+ * @module
+ */
+import type { StreamEvent } from "../model/state.ts";
+import type { Spawned } from "./proc.ts";
+
+export interface Ack {
+  ack: number;
+  tokens: number;
+  done: boolean;
+}
+
+export class Lockstep {
+  #writer: WritableStreamDefaultWriter<Uint8Array>;
+  #reader: ReadableStreamDefaultReader<string>;
+  #buf = "";
+  #closed = false;
+
+  constructor(readonly proc: Spawned) {
+    this.#writer = proc.child.stdin.getWriter();
+    this.#reader = proc.child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  }
+
+  /** Sends a tick and waits for the ack; null when the worker ended (or broke the protocol) first. */
+  async tick(tick: number, events: StreamEvent[], finish: boolean, timeoutMs: number): Promise<Ack | null> {
+    if (this.#closed) return null;
+    try {
+      await this.#writer.write(new TextEncoder().encode(JSON.stringify({ tick, events, finish }) + "\n"));
+    } catch {
+      return null;
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<null>((r) => (timer = setTimeout(() => r(null), timeoutMs)));
+    const line = await Promise.race([this.#line(), timeout]);
+    clearTimeout(timer);
+    if (line === null) return null;
+    try {
+      const a = JSON.parse(line) as Ack;
+      return a.ack === tick ? { ack: a.ack, tokens: Number(a.tokens) || 0, done: a.done === true } : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async #line(): Promise<string | null> {
+    for (;;) {
+      const nl = this.#buf.indexOf("\n");
+      if (nl >= 0) {
+        const line = this.#buf.slice(0, nl);
+        this.#buf = this.#buf.slice(nl + 1);
+        return line;
+      }
+      const { value, done } = await this.#reader.read();
+      if (done) return null;
+      this.#buf += value;
+    }
+  }
+
+  /** Releases the pipes (after the process ended or was stopped). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#writer.close().catch(() => {});
+    await this.#reader.cancel().catch(() => {});
+  }
+}

@@ -1,0 +1,392 @@
+/**
+ * The world a run touches: worker processes, scope files, checkpoints, metrics and sandbox logs. SENSE
+ * reads it into observations; the step's actions are carried out here; the scope record kept each tick
+ * is what reverts foreign writes and what a resumed run restores.
+ *
+ * @module
+ */
+import type { NodeId, PlanNode } from "../graph/types.ts";
+import type { Action } from "../model/actions.ts";
+import type { RunState } from "../model/state.ts";
+import { nodeOf } from "../model/topology.ts";
+import { emptyNodeObs, type NodeObs, type Observations } from "../model/observe.ts";
+import { readManifest, runAcceptance } from "./accept.ts";
+import { writeAtomic } from "./atomic.ts";
+import { AuditReader, inside } from "./audit.ts";
+import { BlobStore, type FileMap } from "./blobs.ts";
+import { Fingerprinter } from "./fingerprint.ts";
+import { type BuiltinWorker, type Command, scopeDir, workerCommand } from "./launch.ts";
+import { Lockstep } from "./lockstep.ts";
+import { spawn, type Spawned, stopGroup } from "./proc.ts";
+import { JsonlTail, metricPoints } from "./tail.ts";
+
+interface Handle {
+  attempt: number;
+  proc: Spawned;
+  lock: Lockstep | null;
+  metrics: JsonlTail;
+  audit: AuditReader | null;
+  shadow: string | null;
+  shadowSeen: Set<string>;
+  cmd: Command;
+}
+
+export interface WorldOptions {
+  runDir: string;
+  builtins?: Record<string, BuiltinWorker>;
+  bwrap?: string | null;
+  ackTimeoutMs?: number;
+}
+
+export interface ProcRecord {
+  node: NodeId;
+  attempt: number;
+  pid: number;
+  start: string | null;
+}
+
+const toMap = (m: Map<string, string>): FileMap =>
+  Object.fromEntries([...m].sort(([a], [b]) => (a < b ? -1 : 1)));
+
+export class World {
+  readonly runDir: string;
+  readonly handles = new Map<NodeId, Handle>();
+  readonly fingerprints = new Fingerprinter();
+  readonly blobs: BlobStore;
+  /** Every scope as recorded at the end of the last tick. */
+  scopes: Record<NodeId, FileMap> = {};
+  /** Scopes as they were when their node was verified. */
+  snaps: Record<NodeId, FileMap> = {};
+  #builtins: Record<string, BuiltinWorker>;
+  #bwrap: string | null;
+  #ackTimeout: number;
+  malformed: Record<NodeId, number> = {};
+
+  constructor(opts: WorldOptions) {
+    this.runDir = opts.runDir;
+    this.#builtins = opts.builtins ?? {};
+    this.#bwrap = opts.bwrap ?? null;
+    this.#ackTimeout = opts.ackTimeoutMs ?? 60_000;
+    for (const d of ["nodes", "logs/audit", ".arrow/prev", ".arrow/shadow"]) {
+      Deno.mkdirSync(`${this.runDir}/${d}`, { recursive: true });
+    }
+    this.blobs = new BlobStore(`${this.runDir}/.arrow/blobs`);
+    try {
+      this.snaps = JSON.parse(Deno.readTextFileSync(`${this.runDir}/.arrow/snaps.json`));
+    } catch {
+      this.snaps = {};
+    }
+  }
+
+  scope(n: PlanNode): string {
+    return scopeDir(this.runDir, n);
+  }
+
+  /** Run-relative path for evidence. */
+  rel(abs: string): string {
+    return inside(abs, this.runDir) ? abs.slice(this.runDir.length + 1) : abs;
+  }
+
+  // ---- SENSE ---------------------------------------------------------------------------------------
+
+  async sense(state: RunState, tick: number): Promise<Observations> {
+    const obs: Observations = { tick, nodes: {}, guard: [] };
+    const running = state.plan.order.filter((id) => state.nodes[id]!.status === "running");
+    const exits = new Map<NodeId, number | null>();
+    await Promise.all(running.map(async (id) => {
+      const ns = state.nodes[id]!;
+      const o = emptyNodeObs(ns.fp);
+      obs.nodes[id] = o;
+      const h = this.handles.get(id);
+      if (!h) {
+        exits.set(id, null);
+        return;
+      }
+      if (h.lock) {
+        const ack = await h.lock.tick(tick, ns.inbox, ns.finishing, this.#ackTimeout);
+        if (ack) {
+          o.tokens = ack.tokens;
+          o.delivered = ns.inbox.length;
+        }
+        if (!ack || ack.done) exits.set(id, await this.#exitOf(h));
+      } else if (h.proc.exited) exits.set(id, h.proc.exited.code);
+    }));
+    for (const id of running) this.#senseFiles(state, nodeOf(state.plan, id), obs.nodes[id]!);
+    await Promise.all([...exits].map(async ([id, exit]) => {
+      const node = nodeOf(state.plan, id);
+      const accept = await runAcceptance(state, node, this.runDir, this.#bwrap);
+      const { manifest, error } = readManifest(this.scope(node));
+      obs.nodes[id]!.done = { exit, accept, manifest, ...(error ? { manifestError: error } : {}) };
+    }));
+    for (const n of state.plan.nodes) {
+      const ns = state.nodes[n.id]!;
+      if (!ns.spawned) continue;
+      const print = this.fingerprints.scan(this.scope(n));
+      if (ns.status === "running") {
+        obs.nodes[n.id]!.fp = print.fp;
+        continue;
+      }
+      const before = this.scopes[n.id] ?? {};
+      const now = toMap(print.files);
+      const changed = [...new Set([...Object.keys(before), ...Object.keys(now)])]
+        .filter((k) => before[k] !== now[k]).sort()
+        .map((k) => `nodes/${n.scope}/${k}`);
+      if (changed.length) obs.guard.push({ owner: n.id, fp: print.fp, changed });
+    }
+    return obs;
+  }
+
+  async #exitOf(h: Handle): Promise<number | null> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<"late">((r) => (timer = setTimeout(() => r("late"), 10_000)));
+    const first = await Promise.race([h.proc.status, late]);
+    clearTimeout(timer);
+    if (first === "late") {
+      await stopGroup(h.proc, 500);
+      return null;
+    }
+    return first.signal ? null : first.code;
+  }
+
+  #senseFiles(state: RunState, node: PlanNode, o: NodeObs): void {
+    const h = this.handles.get(node.id);
+    const ns = state.nodes[node.id]!;
+    const scope = this.scope(node);
+    if (node.kind === "long" && h) {
+      const { points, skipped } = metricPoints(h.metrics.read(), state.plan.protocol.metric);
+      this.malformed[node.id] = (this.malformed[node.id] ?? 0) + h.metrics.malformed + skipped;
+      h.metrics.malformed = 0;
+      o.metrics = points;
+      const known = new Set(ns.ckpts.map((c) => c.file));
+      let names: string[] = [];
+      try {
+        names = [...Deno.readDirSync(`${scope}/ckpt`)].filter((d) => d.isFile).map((d) => d.name).sort();
+      } catch {
+        names = [];
+      }
+      for (const name of names) {
+        const file = `ckpt/${name}`;
+        if (known.has(file)) continue;
+        const digits = name.match(/(\d+)/);
+        const step = digits ? Number(digits[1]) : points.at(-1)?.step ?? ns.step;
+        o.ckpts.push({ step, file });
+      }
+      o.ckpts.sort((a, b) => a.step - b.step || (a.file < b.file ? -1 : 1));
+    }
+    if (h?.audit) {
+      for (const p of h.audit.escapes()) {
+        o.escapes.push({ path: this.rel(p), op: "write", via: "deno-audit", stopped: true });
+      }
+    }
+    if (h?.shadow) {
+      for (const rel of this.#walk(h.shadow)) {
+        if (h.shadowSeen.has(rel)) continue;
+        h.shadowSeen.add(rel);
+        o.escapes.push({ path: `nodes/${rel}`, op: "write", via: "bwrap-shadow", stopped: true });
+      }
+    }
+  }
+
+  #walk(dir: string, rel = ""): string[] {
+    const out: string[] = [];
+    try {
+      for (const d of Deno.readDirSync(rel ? `${dir}/${rel}` : dir)) {
+        const r = rel ? `${rel}/${d.name}` : d.name;
+        if (d.isDirectory) out.push(...this.#walk(dir, r));
+        else out.push(r);
+      }
+    } catch {
+      // shadow not created yet
+    }
+    return out.sort();
+  }
+
+  // ---- ACTIONS ---------------------------------------------------------------------------------------
+
+  /** Carries out a tick's actions on the state the step produced: stops first, then reverts, snapshots, starts. */
+  async execute(state: RunState, actions: readonly Action[]): Promise<void> {
+    const order = { stop: 0, revert: 1, snapshot: 2, start: 3 } as const;
+    const sorted = [...actions].sort((a, b) => order[a.a] - order[b.a]);
+    await Promise.all(sorted.filter((a) => a.a === "stop").map((a) => this.stop(a.node)));
+    for (const a of sorted) {
+      if (a.a === "revert") this.#revert(state, a.node, a.paths);
+      else if (a.a === "snapshot") this.#snapshot(state, a.node);
+      else if (a.a === "start") this.start(state, a.node, a.attempt, a.fresh, a.resume, 0);
+    }
+  }
+
+  async stop(id: NodeId): Promise<void> {
+    const h = this.handles.get(id);
+    if (!h) return;
+    this.handles.delete(id);
+    await h.lock?.close();
+    await stopGroup(h.proc);
+    this.#writeProcs();
+  }
+
+  /** Starts a node's worker. `catchup` > 0 fast-forwards a lock-step worker after a resume. */
+  start(
+    state: RunState,
+    id: NodeId,
+    attempt: number,
+    fresh: boolean,
+    resume: string | null,
+    catchup: number,
+  ): void {
+    const node = nodeOf(state.plan, id);
+    const scope = this.scope(node);
+    if (fresh && catchup === 0) this.#moveAside(scope, `${id}.${attempt - 1}`);
+    if (resume && catchup === 0) this.#dropLaterCkpts(scope, state, id, resume, attempt);
+    Deno.mkdirSync(scope, { recursive: true });
+    const cmd = workerCommand(
+      { runDir: this.runDir, state, node, attempt, resume, catchup, bwrap: this.#bwrap },
+      this.#builtins,
+    );
+    if (cmd.shadow) Deno.mkdirSync(cmd.shadow, { recursive: true });
+    let proc: Spawned;
+    try {
+      proc = spawn(cmd.cmd, cmd.args, {
+        cwd: cmd.cwd,
+        env: cmd.env,
+        stdin: cmd.lockstep ? "piped" : "null",
+        stdout: cmd.lockstep ? "piped" : "null",
+        stderrFile: `${this.runDir}/logs/${id}.err`,
+        ...(cmd.lockstep ? {} : { stdoutFile: `${this.runDir}/logs/${id}.out` }),
+      });
+    } catch (e) {
+      Deno.writeTextFileSync(
+        `${this.runDir}/logs/${id}.err`,
+        `cannot start worker: ${(e as Error).message}\n`,
+        {
+          append: true,
+        },
+      );
+      return;
+    }
+    const metrics = new JsonlTail(`${scope}/metrics.jsonl`);
+    if (!fresh || catchup > 0) metrics.skipToEnd();
+    this.handles.set(id, {
+      attempt,
+      proc,
+      lock: cmd.lockstep ? new Lockstep(proc) : null,
+      metrics,
+      audit: cmd.audit ? new AuditReader(cmd.audit, scope, scope) : null,
+      shadow: cmd.shadow,
+      shadowSeen: new Set(),
+      cmd,
+    });
+    this.#writeProcs();
+  }
+
+  #moveAside(scope: string, label: string): void {
+    try {
+      if (![...Deno.readDirSync(scope)].length) return;
+    } catch {
+      return;
+    }
+    const dest = `${this.runDir}/.arrow/prev/${label}`;
+    try {
+      Deno.removeSync(dest, { recursive: true });
+    } catch {
+      // nothing there yet
+    }
+    Deno.renameSync(scope, dest);
+  }
+
+  #dropLaterCkpts(scope: string, state: RunState, id: NodeId, resume: string, attempt: number): void {
+    const keep = state.nodes[id]!.ckpts.find((c) => c.file === resume)?.step ?? Infinity;
+    let names: string[] = [];
+    try {
+      names = [...Deno.readDirSync(`${scope}/ckpt`)].map((d) => d.name);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const m = name.match(/(\d+)/);
+      if (!m || Number(m[1]) <= keep) continue;
+      const dest = `${this.runDir}/.arrow/prev/${id}.${attempt - 1}/ckpt`;
+      Deno.mkdirSync(dest, { recursive: true });
+      Deno.renameSync(`${scope}/ckpt/${name}`, `${dest}/${name}`);
+    }
+  }
+
+  #snapshot(state: RunState, id: NodeId): void {
+    const node = nodeOf(state.plan, id);
+    const print = this.fingerprints.scan(this.scope(node));
+    for (const [rel, hash] of print.files) this.blobs.put(`${this.scope(node)}/${rel}`, hash);
+    this.snaps[id] = toMap(print.files);
+    writeAtomic(`${this.runDir}/.arrow/snaps.json`, JSON.stringify(this.snaps));
+  }
+
+  #revert(state: RunState, id: NodeId, paths: string[]): void {
+    const node = nodeOf(state.plan, id);
+    const prefix = `nodes/${node.scope}/`;
+    const rels = paths.filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length));
+    const target = this.snaps[id] ?? this.scopes[id] ?? {};
+    const current = toMap(this.fingerprints.scan(this.scope(node)).files);
+    this.blobs.restore(this.scope(node), target, current, rels);
+  }
+
+  // ---- RECORD ----------------------------------------------------------------------------------------
+
+  /** Records every spawned scope (file → hash, contents into the blob store) at the end of a tick. */
+  record(state: RunState): void {
+    const scopes: Record<NodeId, FileMap> = {};
+    for (const n of state.plan.nodes) {
+      if (!state.nodes[n.id]!.spawned) continue;
+      const print = this.fingerprints.scan(this.scope(n));
+      const prev = this.scopes[n.id] ?? {};
+      for (const [rel, hash] of print.files) {
+        if (prev[rel] !== hash) this.blobs.put(`${this.scope(n)}/${rel}`, hash);
+      }
+      scopes[n.id] = toMap(print.files);
+    }
+    this.scopes = scopes;
+    const file = `${this.runDir}/.arrow/scopes.json`;
+    try {
+      Deno.renameSync(file, `${this.runDir}/.arrow/scopes.prev.json`);
+    } catch {
+      // first tick
+    }
+    writeAtomic(file, JSON.stringify({ tick: state.tick, scopes }));
+  }
+
+  /** Makes every scope match the record of tick `tick` (after a crash); returns what it could not restore. */
+  restoreScopes(state: RunState): string[] {
+    const lost: string[] = [];
+    let rec: { tick: number; scopes: Record<NodeId, FileMap> } | undefined;
+    for (const f of ["scopes.json", "scopes.prev.json"]) {
+      try {
+        const r = JSON.parse(Deno.readTextFileSync(`${this.runDir}/.arrow/${f}`));
+        if (r.tick === state.tick) rec = r;
+      } catch {
+        // missing or torn: try the other
+      }
+      if (rec) break;
+    }
+    if (!rec) return ["(no scope record for this tick)"];
+    for (const n of state.plan.nodes) {
+      if (!state.nodes[n.id]!.spawned) continue;
+      const current = toMap(this.fingerprints.scan(this.scope(n)).files);
+      const r = this.blobs.restore(this.scope(n), rec.scopes[n.id] ?? {}, current);
+      lost.push(...r.lost.map((p) => `nodes/${n.scope}/${p}`));
+    }
+    this.scopes = rec.scopes;
+    return lost;
+  }
+
+  #writeProcs(): void {
+    const procs: ProcRecord[] = [...this.handles].map(([node, h]) => ({
+      node,
+      attempt: h.attempt,
+      pid: h.proc.pid,
+      start: h.proc.startTime,
+    }));
+    writeAtomic(`${this.runDir}/.arrow/procs.json`, JSON.stringify(procs));
+  }
+
+  /** Stops every worker. */
+  async shutdown(): Promise<void> {
+    await Promise.all([...this.handles.keys()].map((id) => this.stop(id)));
+  }
+}
