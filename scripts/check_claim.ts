@@ -3,14 +3,21 @@
  * additionally recomputes the claimed score from the artifact the manifest names and exits non-zero when it
  * does not reproduce. Only the exit code is a verdict; what this prints is kept as evidence.
  *
- * Usage: check_claim.ts <manifest|claim> <scope> <node> <direction> [tolerance]
+ * Usage: check_claim.ts [--wait] <manifest|claim> <scope> <node> <direction> [tolerance]
  *
  * @module
  */
 import { readJson } from "./lib/files.ts";
+import { stdinLines } from "./lib/protocol.ts";
 import { recompute } from "./lib/recompute.ts";
 
-export async function main(args: string[]): Promise<number> {
+export async function main(argv: string[]): Promise<number> {
+  let args = argv;
+  if (args[0] === "--wait") {
+    // Started ahead of the claim to hide start-up time: nothing is read until the engine says go.
+    args = args.slice(1);
+    if ((await stdinLines.next()) === null) return 3;
+  }
   const [mode, scope, node, direction = "maximize", tol = "1e-6"] = args;
   if (!mode || !scope || !node) {
     console.log("usage: check_claim <manifest|claim> <scope> <node> <direction> [tolerance]");

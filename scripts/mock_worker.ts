@@ -1,7 +1,7 @@
 /**
  * The mock worker: a real subprocess, sandboxed like any other, that plays one node of a plan in lock-step
  * with the engine's logical clock. Its behaviour comes from the node's role, its `mock:` spec and the
- * scenario's worker-side faults, all handed over in ARROW_CONFIG.
+ * scenario's worker-side faults, all handed over in its config.
  *
  * @module
  */
@@ -12,10 +12,10 @@ import { fast, reactive } from "./mock/roles.ts";
 import { trainer } from "./mock/trainer.ts";
 
 export async function main(): Promise<void> {
-  const cfg = readConfig();
+  const cfg = await readConfig();
   const out = new ScopeWriter(cfg.scope);
   Deno.mkdirSync(cfg.scope, { recursive: true });
-  let handle: (msg: TickMsg) => TickResult;
+  let handle: (msg: TickMsg) => Promise<TickResult>;
   if (cfg.kind === "reactive") handle = reactive(cfg, out);
   else {
     const step = cfg.kind === "long" ? trainer(cfg, out) : fast(cfg, out);
@@ -23,7 +23,7 @@ export async function main(): Promise<void> {
   }
   if (cfg.catchup > 0 && cfg.kind !== "reactive") {
     out.dry = true;
-    for (let i = 0; i < cfg.catchup; i++) handle({ tick: -1, events: [], finish: false });
+    for (let i = 0; i < cfg.catchup; i++) await handle({ tick: -1, events: [], finish: false });
     out.dry = false;
   }
   await serve(handle);

@@ -1,10 +1,10 @@
 /**
- * What the engine tells a worker at start, in the ARROW_CONFIG environment variable. The engine builds it
- * (`src/runtime/launch.ts`); workers only read it.
+ * What the engine tells a worker at start: the first stdin line (or the ARROW_CONFIG environment variable).
+ * The engine builds it (`src/runtime/launch.ts`); workers only read it.
  *
  * @module
  */
-import type { StreamEvent } from "./protocol.ts";
+import { type StreamEvent, stdinLines } from "./protocol.ts";
 
 export interface InputRef {
   scope: string;
@@ -48,13 +48,18 @@ export interface WorkerConfig {
   delivered: StreamEvent[];
 }
 
-export function readConfig(): WorkerConfig {
+/** The config: from ARROW_CONFIG when set, else the first stdin line (`{"config":{…}}`). */
+export async function readConfig(): Promise<WorkerConfig> {
   const raw = Deno.env.get("ARROW_CONFIG");
-  if (!raw) {
-    console.error("arrow worker: ARROW_CONFIG is not set; workers are started by `arrow run`");
+  if (raw) return JSON.parse(raw) as WorkerConfig;
+  const line = await stdinLines.next();
+  if (line === null) Deno.exit(3);
+  const msg = JSON.parse(line) as { config?: WorkerConfig };
+  if (!msg.config) {
+    console.error("arrow worker: expected a config line first; workers are started by `arrow run`");
     Deno.exit(2);
   }
-  return JSON.parse(raw) as WorkerConfig;
+  return msg.config;
 }
 
 /** Faults of a kind that apply to this attempt (`attempts` lists them; default: the first only). */

@@ -2,7 +2,8 @@
  * The lock-step worker protocol, worker side. The engine writes one JSON line per tick to stdin
  * (`{"tick":N,"events":[…],"finish":bool}`); the worker does that tick's work and answers one line
  * (`{"ack":N,"tokens":T,"done":bool}`). On done the worker exits 0. EOF on stdin means the engine is gone:
- * exit at once. Dependency-free so it runs with --no-remote --no-npm.
+ * exit at once. The very first line is the worker's config (`{"config":{…}}`), which lets the engine start
+ * a worker process before the node is admitted. Dependency-free so it runs with --no-remote --no-npm.
  *
  * @module
  */
@@ -32,22 +33,38 @@ export function send(obj: unknown): void {
   while (off < bytes.length) off += Deno.stdout.writeSync(bytes.subarray(off));
 }
 
-/** Serves ticks until the handler reports done or stdin closes. */
-export async function serve(handle: (msg: TickMsg) => TickResult | Promise<TickResult>): Promise<never> {
-  const decoder = new TextDecoder();
-  let buf = "";
-  for await (const chunk of Deno.stdin.readable) {
-    buf += decoder.decode(chunk, { stream: true });
-    let nl: number;
-    while ((nl = buf.indexOf("\n")) >= 0) {
-      const line = buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
-      if (!line.trim()) continue;
-      const msg = JSON.parse(line) as TickMsg;
-      const res = await handle(msg);
-      send({ ack: msg.tick, tokens: res.tokens, done: res.done });
-      if (res.done) Deno.exit(0);
+/** Lines from stdin, shared by the config handshake and the tick loop. */
+export class StdinLines {
+  #reader = Deno.stdin.readable.pipeThrough(new TextDecoderStream()).getReader();
+  #buf = "";
+
+  /** The next non-empty line, or null at EOF. */
+  async next(): Promise<string | null> {
+    for (;;) {
+      const nl = this.#buf.indexOf("\n");
+      if (nl >= 0) {
+        const line = this.#buf.slice(0, nl);
+        this.#buf = this.#buf.slice(nl + 1);
+        if (line.trim()) return line;
+        continue;
+      }
+      const { value, done } = await this.#reader.read();
+      if (done) return null;
+      this.#buf += value;
     }
   }
-  Deno.exit(3);
+}
+
+export const stdinLines = new StdinLines();
+
+/** Serves ticks until the handler reports done or stdin closes (the engine is gone: exit at once). */
+export async function serve(handle: (msg: TickMsg) => TickResult | Promise<TickResult>): Promise<never> {
+  for (;;) {
+    const line = await stdinLines.next();
+    if (line === null) Deno.exit(3);
+    const msg = JSON.parse(line) as TickMsg;
+    const res = await handle(msg);
+    send({ ack: msg.tick, tokens: res.tokens, done: res.done });
+    if (res.done) Deno.exit(0);
+  }
 }

@@ -22,7 +22,7 @@ export function inherited(cfg: WorkerConfig): Manifest {
   return out;
 }
 
-export function manifestBase(cfg: WorkerConfig, ticks: number): Manifest {
+export async function manifestBase(cfg: WorkerConfig, ticks: number): Promise<Manifest> {
   const overrides = faultsOf(cfg, "manifest_override", true).reduce<Manifest>(
     (acc, f) => ({ ...acc, ...(f.set as Manifest) }),
     {},
@@ -31,7 +31,7 @@ export function manifestBase(cfg: WorkerConfig, ticks: number): Manifest {
     node: cfg.node,
     metric: cfg.protocol.metric,
     ...inherited(cfg),
-    code_sha: sha256(`mock:${cfg.role}:${JSON.stringify(cfg.mock)}`).slice(0, 12),
+    code_sha: (await sha256(`mock:${cfg.role}:${JSON.stringify(cfg.mock)}`)).slice(0, 12),
     wall_s: ticks,
     ...overrides,
   };
@@ -59,8 +59,8 @@ function inputOf(cfg: WorkerConfig, role: string): { id: string; m: Manifest } |
 }
 
 /** Writes the role's outputs and manifest; returns the manifest written. */
-function produce(cfg: WorkerConfig, out: ScopeWriter, ticks: number): void {
-  const base = manifestBase(cfg, ticks);
+async function produce(cfg: WorkerConfig, out: ScopeWriter, ticks: number): Promise<void> {
+  const base = await manifestBase(cfg, ticks);
   switch (cfg.role) {
     case "protocol": {
       const seed = Number(cfg.args.seed ?? 7);
@@ -88,8 +88,8 @@ function produce(cfg: WorkerConfig, out: ScopeWriter, ticks: number): void {
       out.json("split.json", split);
       out.json("results.json", {
         ...base,
-        data_hash: sha256(csv),
-        split_hash: sha256(JSON.stringify(split)),
+        data_hash: await sha256(csv),
+        split_hash: await sha256(JSON.stringify(split)),
         artifact: "data.csv",
       });
       return;
@@ -143,7 +143,7 @@ export function fast(cfg: WorkerConfig, out: ScopeWriter) {
   const flip = faultsOf(cfg, "flip_flop").length > 0;
   const escape = faultsOf(cfg, "out_of_scope_write")[0];
   let local = 0;
-  return (): TickResult => {
+  return async (): Promise<TickResult> => {
     local++;
     if (escape && local === ((escape.at_tick as number | undefined) ?? 1) && !out.dry) {
       try {
@@ -164,7 +164,7 @@ export function fast(cfg: WorkerConfig, out: ScopeWriter) {
       out.append("work.log", `tick ${local}: working\n`);
       return { tokens, done: false };
     }
-    produce(cfg, out, ticks);
+    await produce(cfg, out, ticks);
     return { tokens, done: true };
   };
 }
@@ -195,12 +195,12 @@ export function reactive(cfg: WorkerConfig, out: ScopeWriter) {
   out.dry = true;
   for (const ev of cfg.delivered) take(ev);
   out.dry = dry;
-  return (msg: TickMsg): TickResult => {
+  return async (msg: TickMsg): Promise<TickResult> => {
     for (const ev of msg.events) take(ev);
     if (!msg.finish) return { tokens: 40 * msg.events.length, done: false };
     const b = best as { score: number; from: string; step: number } | null;
     out.json("results.json", {
-      ...manifestBase(cfg, seen),
+      ...(await manifestBase(cfg, seen)),
       ...(b ? { score: b.score, best_from: b.from, best_step: b.step } : {}),
       artifact: "evals.jsonl",
     });

@@ -71,7 +71,7 @@ export function trainer(cfg: WorkerConfig, out: ScopeWriter) {
     v: number,
   ) => (cfg.protocol.direction === "maximize" ? v > best : v < best || best === -Infinity);
 
-  const finish = (): TickResult => {
+  const finish = async (): Promise<TickResult> => {
     const score = round6(best);
     out.json("model.json", {
       kind: "mock",
@@ -83,14 +83,14 @@ export function trainer(cfg: WorkerConfig, out: ScopeWriter) {
     });
     const claimed = claims[cfg.lap - 1];
     out.json("results.json", {
-      ...manifestBase(cfg, stage),
+      ...(await manifestBase(cfg, stage)),
       score: claimed ?? score,
       artifact: "model.json",
     });
     return { tokens: 0, done: true };
   };
 
-  return (): TickResult => {
+  return async (): Promise<TickResult> => {
     local++;
     if (escape && local === ((escape.at_tick as number | undefined) ?? 1) && !out.dry) {
       try {
@@ -99,7 +99,7 @@ export function trainer(cfg: WorkerConfig, out: ScopeWriter) {
         // A careless agent swallows the refusal; the audit log still saw the attempt.
       }
     }
-    if (stage >= last) return finish();
+    if (stage >= last) return await finish();
     if (p.freeze_at !== undefined && stage >= p.freeze_at) return { tokens: 0, done: false };
     for (let i = 0; i < p.stages_per_tick && stage < last; i++) {
       if (p.freeze_at !== undefined && stage >= p.freeze_at) break;
@@ -113,6 +113,6 @@ export function trainer(cfg: WorkerConfig, out: ScopeWriter) {
         out.json(name, { kind: "mock", step: stage, dev, best: round6(best), best_step: bestStep });
       }
     }
-    return stage >= last ? finish() : { tokens: 0, done: false };
+    return stage >= last ? await finish() : { tokens: 0, done: false };
   };
 }

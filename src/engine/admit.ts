@@ -5,7 +5,7 @@
  * @module
  */
 import { checkComparability, type Gated } from "../gates/comparability.ts";
-import type { Manifest } from "../model/state.ts";
+import type { Manifest, RunState } from "../model/state.ts";
 import { TERMINAL } from "../model/state.ts";
 import { nodeOf, parents, slotOf } from "../model/topology.ts";
 import type { Tx } from "../model/tx.ts";
@@ -47,6 +47,13 @@ export function admit(tx: Tx): void {
     sup.admit(tx, id, streamHistory(tx, id));
     if (slot) tx.emit({ e: "slot", node: id, slot, op: "hold" });
   }
+}
+
+/** True when a node waits to run and every artifact parent is at least on its way (not blocked or fused). */
+export function soonReady(state: RunState, id: string): boolean {
+  const ns = state.nodes[id]!;
+  if (!ns.spawned || !WAITING.has(ns.status)) return false;
+  return parents(state, id, "artifact").every((p) => !TERMINAL.has(state.nodes[p]!.status) || state.nodes[p]!.status === "verified");
 }
 
 /** True when nothing runs and nothing can be admitted: the run has quiesced. */

@@ -10,6 +10,7 @@ import type { RunState } from "../model/state.ts";
 import { BlackBox } from "../record/blackbox.ts";
 import type { BuiltinWorker } from "../runtime/launch.ts";
 import { World } from "../runtime/world.ts";
+import { soonReady } from "./admit.ts";
 import { exhaust, step, type StepResult } from "./step.ts";
 
 export interface EngineOptions {
@@ -40,6 +41,7 @@ export async function startRun(state: RunState, opts: EngineOptions): Promise<Ru
   const session = openSession(opts);
   session.box.begin(state);
   session.world.record(state);
+  session.world.prewarm(state, (id) => soonReady(state, id));
   opts.onTick?.(state, []);
   return await drive(state, session, opts);
 }
@@ -58,6 +60,7 @@ export async function drive(
       else r = step(state, await world.sense(state, state.tick + 1));
       if (opts.signal?.aborted) break;
       await world.execute(r.state, r.actions);
+      if (r.state.verdict === null) world.prewarm(r.state, (id) => soonReady(r.state, id));
       world.record(r.state);
       box.append({ tick: r.state.tick, events: r.events }, r.state);
       state = r.state;

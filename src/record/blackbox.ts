@@ -38,12 +38,14 @@ export class BlackBox {
     const incidents = line.events.filter((e): e is Extract<Event, { e: "incident" }> => e.e === "incident")
       .map((e) => e.incident);
     this.incidents.push(...incidents);
-    appendDurable(`${this.runDir}/${FILES.incidents}`, incidents.map((i) => canonical(i) + "\n").join(""));
+    // incidents.jsonl is a projection of replay.jsonl (rebuilt from it on resume), so one fsync per tick,
+    // on the authoritative log, is enough.
+    appendDurable(`${this.runDir}/${FILES.incidents}`, incidents.map((i) => canonical(i) + "\n").join(""), false);
     writeAtomic(`${this.runDir}/${FILES.state}`, canonicalPretty(state));
     if (line.tick === 0 || line.events.some((e) => e.e === "report")) this.writeReport(state);
   }
 
   writeReport(state: RunState): void {
-    writeAtomic(`${this.runDir}/${FILES.report}`, renderReport(state, this.incidents));
+    writeAtomic(`${this.runDir}/${FILES.report}`, renderReport(state, this.incidents), false);
   }
 }

@@ -1,27 +1,22 @@
 /**
- * Durable file writes: atomic replace (temp file in the same directory, fsync, rename, fsync the directory)
- * and appends flushed to disk, so a crash leaves either the old or the new content, never a mix.
+ * Durable file writes: atomic replace (temp file in the same directory, fsync, rename) and appends flushed
+ * at tick boundaries, so a crash leaves either the old or the new content, never a mix.
  *
  * @module
  */
 
 const enc = new TextEncoder();
 
-function syncDir(dir: string): void {
-  try {
-    using d = Deno.openSync(dir, { read: true });
-    d.syncSync();
-  } catch {
-    // Some filesystems refuse fsync on directories; the rename is still atomic.
-  }
-}
-
 function dirOf(path: string): string {
   const i = path.lastIndexOf("/");
   return i <= 0 ? "." : path.slice(0, i);
 }
 
-export function writeAtomic(path: string, data: string | Uint8Array): void {
+/**
+ * Replaces `path` atomically. With `sync` (the default) the data is fsynced before the rename, so even a
+ * power loss leaves the old or the new file; without it a killed process still cannot tear the file.
+ */
+export function writeAtomic(path: string, data: string | Uint8Array, sync = true): void {
   const dir = dirOf(path);
   const tmp = `${dir}/.${path.slice(dir.length + 1)}.${Deno.pid}.tmp`;
   {
@@ -29,18 +24,17 @@ export function writeAtomic(path: string, data: string | Uint8Array): void {
     const bytes = typeof data === "string" ? enc.encode(data) : data;
     let off = 0;
     while (off < bytes.length) off += f.writeSync(bytes.subarray(off));
-    f.syncSync();
+    if (sync) f.syncSync();
   }
   Deno.renameSync(tmp, path);
-  syncDir(dir);
 }
 
-/** Appends text and flushes it to disk before returning. */
-export function appendDurable(path: string, text: string): void {
+/** Appends text, handed to the OS before returning (survives a killed process); `sync` also fdatasyncs it. */
+export function appendDurable(path: string, text: string, sync = true): void {
   if (!text) return;
   using f = Deno.openSync(path, { write: true, create: true, append: true });
   const bytes = enc.encode(text);
   let off = 0;
   while (off < bytes.length) off += f.writeSync(bytes.subarray(off));
-  f.syncSync();
+  if (sync) f.syncDataSync();
 }

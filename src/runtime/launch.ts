@@ -29,6 +29,8 @@ export interface Command {
   sandbox: "deno" | "bwrap" | "none";
   /** Shadow directory bound over nodes/ under bubblewrap, where stray writes land. */
   shadow: string | null;
+  /** Config sent as the first stdin line (lock-step workers only). */
+  config: WorkerConfig | null;
 }
 
 /** Environment a child may see: a few host variables and Arrow's own. */
@@ -116,17 +118,17 @@ export function workerConfig(
 
 const ARROW_ENV = ["ARROW_CONFIG", "ARROW_RUN_DIR", "ARROW_SCOPE", "ARROW_NODE", "ARROW_RESUME_FROM"];
 
+/** The part of a worker's command that does not depend on the attempt: what a standby process is. */
+export function standbyKey(c: Command): string {
+  return JSON.stringify([c.cmd, c.args, c.cwd, c.lockstep]);
+}
+
 /** The command that runs a node's worker in the run's mode. */
 export function workerCommand(ctx: LaunchContext, builtins: Record<string, BuiltinWorker>): Command {
   const { node, runDir, state } = ctx;
   const scope = scopeDir(runDir, node);
   const audit = `${runDir}/logs/audit/${node.id}.${ctx.attempt}.${Date.now()}.jsonl`;
-  const arrowEnv = {
-    ARROW_RUN_DIR: runDir,
-    ARROW_SCOPE: scope,
-    ARROW_NODE: node.id,
-    ...(ctx.resume ? { ARROW_RESUME_FROM: `${scope}/${ctx.resume}` } : {}),
-  };
+  const arrowEnv: Record<string, string> = { ARROW_RUN_DIR: runDir, ARROW_SCOPE: scope, ARROW_NODE: node.id };
   const w = state.mode === "mock" ? undefined : node.worker;
   if (!w || w.type === "builtin") {
     const b = w?.type === "builtin" ? builtins[w.name] : undefined;
@@ -140,18 +142,24 @@ export function workerCommand(ctx: LaunchContext, builtins: Record<string, Built
     return {
       cmd: d.cmd,
       args: d.args,
-      env: { ...baseEnv(), ...d.env, ...arrowEnv, ARROW_CONFIG: JSON.stringify(config) },
+      env: { ...baseEnv(), ...d.env, ...arrowEnv },
       cwd: scope,
       lockstep: b ? b.lockstep : true,
       audit: isCompiled() ? null : audit,
       sandbox: isCompiled() ? "none" : "deno",
       shadow: null,
+      config,
     };
   }
   if (w.type === "agent") throw new RangeError(`Cannot start ${node.id}: agent workers need --live`);
   const vars = { scope, run: runDir, node: node.id, nodes: `${runDir}/nodes` };
   const argv = w.argv.map((a) => expand(a, vars));
-  const env = { ...baseEnv(), ...arrowEnv, ...(w.env ?? {}) };
+  const env = {
+    ...baseEnv(),
+    ...arrowEnv,
+    ...(ctx.resume ? { ARROW_RESUME_FROM: `${scope}/${ctx.resume}` } : {}),
+    ...(w.env ?? {}),
+  };
   if (!ctx.bwrap) {
     return {
       cmd: argv[0]!,
@@ -162,6 +170,7 @@ export function workerCommand(ctx: LaunchContext, builtins: Record<string, Built
       audit: null,
       sandbox: "none",
       shadow: null,
+      config: null,
     };
   }
   const shadow = `${runDir}/.arrow/shadow/${node.id}`;
@@ -176,6 +185,7 @@ export function workerCommand(ctx: LaunchContext, builtins: Record<string, Built
     audit: null,
     sandbox: "bwrap",
     shadow,
+    config: null,
   };
 }
 
@@ -203,29 +213,33 @@ export interface BuiltinWorker {
   read?: (runDir: string) => string[];
 }
 
-/** The acceptance command of a node; @manifest and @claim run our checker with read-only access. */
-export function acceptanceCommand(state: RunState, node: PlanNode, runDir: string, bwrap: string | null): {
+/**
+ * The acceptance command of a node; @manifest and @claim run our checker with read-only access. A built-in
+ * checker can be started ahead (`wait`): it reads nothing until it is told to go, after the claim.
+ */
+export function acceptanceCommand(state: RunState, node: PlanNode, runDir: string, bwrap: string | null, wait = false): {
   cmd: string;
   args: string[];
   env: Record<string, string>;
   argv: string[];
+  builtin: boolean;
 } {
   const scope = scopeDir(runDir, node);
   const head = node.acceptance[0]!;
   if (head === "@manifest" || head === "@claim") {
     const tol = state.mode === "mock" ? "1e-9" : "1e-6";
-    const args = [head.slice(1), scope, node.id, state.plan.protocol.direction, tol];
+    const args = [...(wait ? ["--wait"] : []), head.slice(1), scope, node.id, state.plan.protocol.direction, tol];
     const d = denoScript("check_claim", args, {
       read: [`${runDir}/nodes`, `${runDir}/data`],
       write: [],
       env: [],
     }, null);
-    return { ...d, env: { ...baseEnv(), ...d.env }, argv: [...node.acceptance] };
+    return { ...d, env: { ...baseEnv(), ...d.env }, argv: [...node.acceptance], builtin: true };
   }
   const vars = { scope, run: runDir, node: node.id, nodes: `${runDir}/nodes` };
   const argv = node.acceptance.map((a) => expand(a, vars));
   const env = { ...baseEnv(), ARROW_RUN_DIR: runDir, ARROW_SCOPE: scope, ARROW_NODE: node.id };
-  if (!bwrap) return { cmd: argv[0]!, args: argv.slice(1), env, argv };
+  if (!bwrap) return { cmd: argv[0]!, args: argv.slice(1), env, argv, builtin: false };
   const ro = [
     "--ro-bind",
     "/",
@@ -243,5 +257,5 @@ export function acceptanceCommand(state: RunState, node: PlanNode, runDir: strin
     scope,
     "--",
   ];
-  return { cmd: bwrap, args: [...ro, ...argv], env, argv };
+  return { cmd: bwrap, args: [...ro, ...argv], env, argv, builtin: false };
 }

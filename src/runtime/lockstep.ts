@@ -24,6 +24,12 @@ export class Lockstep {
     this.#reader = proc.child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   }
 
+  /** Sends one line without waiting for an answer (the config handshake). */
+  send(obj: unknown): void {
+    if (this.#closed) return;
+    this.#writer.write(new TextEncoder().encode(JSON.stringify(obj) + "\n")).catch(() => {});
+  }
+
   /** Sends a tick and waits for the ack; null when the worker ended (or broke the protocol) first. */
   async tick(tick: number, events: StreamEvent[], finish: boolean, timeoutMs: number): Promise<Ack | null> {
     if (this.#closed) return null;

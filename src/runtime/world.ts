@@ -10,12 +10,12 @@ import type { Action } from "../model/actions.ts";
 import type { RunState } from "../model/state.ts";
 import { nodeOf } from "../model/topology.ts";
 import { emptyNodeObs, type NodeObs, type Observations } from "../model/observe.ts";
-import { readManifest, runAcceptance } from "./accept.ts";
-import { writeAtomic } from "./atomic.ts";
+import { Acceptance, readManifest } from "./accept.ts";
+import { appendDurable, writeAtomic } from "./atomic.ts";
 import { AuditReader, inside } from "./audit.ts";
 import { BlobStore, type FileMap } from "./blobs.ts";
 import { Fingerprinter } from "./fingerprint.ts";
-import { type BuiltinWorker, type Command, scopeDir, workerCommand } from "./launch.ts";
+import { type BuiltinWorker, type Command, scopeDir, standbyKey, workerCommand } from "./launch.ts";
 import { Lockstep } from "./lockstep.ts";
 import { spawn, type Spawned, stopGroup } from "./proc.ts";
 import { JsonlTail, metricPoints } from "./tail.ts";
@@ -24,6 +24,7 @@ interface Handle {
   attempt: number;
   proc: Spawned;
   lock: Lockstep | null;
+  accept: Acceptance;
   metrics: JsonlTail;
   audit: AuditReader | null;
   shadow: string | null;
@@ -38,13 +39,6 @@ export interface WorldOptions {
   ackTimeoutMs?: number;
 }
 
-export interface ProcRecord {
-  node: NodeId;
-  attempt: number;
-  pid: number;
-  start: string | null;
-}
-
 const toMap = (m: Map<string, string>): FileMap =>
   Object.fromEntries([...m].sort(([a], [b]) => (a < b ? -1 : 1)));
 
@@ -57,6 +51,8 @@ export class World {
   scopes: Record<NodeId, FileMap> = {};
   /** Scopes as they were when their node was verified. */
   snaps: Record<NodeId, FileMap> = {};
+  /** Lock-step worker processes started ahead of admission, waiting for their config. */
+  readonly standbys = new Map<NodeId, { key: string; proc: Spawned; lock: Lockstep; audit: string | null }>();
   #builtins: Record<string, BuiltinWorker>;
   #bwrap: string | null;
   #ackTimeout: number;
@@ -114,7 +110,8 @@ export class World {
     for (const id of running) this.#senseFiles(state, nodeOf(state.plan, id), obs.nodes[id]!);
     await Promise.all([...exits].map(async ([id, exit]) => {
       const node = nodeOf(state.plan, id);
-      const accept = await runAcceptance(state, node, this.runDir, this.#bwrap);
+      const h = this.handles.get(id);
+      const accept = await (h?.accept ?? Acceptance.prepare(state, node, this.runDir, this.#bwrap, false)).run();
       const { manifest, error } = readManifest(this.scope(node));
       obs.nodes[id]!.done = { exit, accept, manifest, ...(error ? { manifestError: error } : {}) };
     }));
@@ -220,8 +217,8 @@ export class World {
     if (!h) return;
     this.handles.delete(id);
     await h.lock?.close();
-    await stopGroup(h.proc);
-    this.#writeProcs();
+    await Promise.all([stopGroup(h.proc), h.accept.cancel()]);
+    this.#logProc("stop", id, h.proc);
   }
 
   /** Starts a node's worker. `catchup` > 0 fast-forwards a lock-step worker after a resume. */
@@ -243,54 +240,107 @@ export class World {
       this.#builtins,
     );
     if (cmd.shadow) Deno.mkdirSync(cmd.shadow, { recursive: true });
+    const accept = Acceptance.prepare(state, node, this.runDir, this.#bwrap, true);
+    const standby = this.standbys.get(id);
+    this.standbys.delete(id);
     let proc: Spawned;
-    try {
-      proc = spawn(cmd.cmd, cmd.args, {
-        cwd: cmd.cwd,
-        env: cmd.env,
-        stdin: cmd.lockstep ? "piped" : "null",
-        stdout: cmd.lockstep ? "piped" : "null",
-        stderrFile: `${this.runDir}/logs/${id}.err`,
-        ...(cmd.lockstep ? {} : { stdoutFile: `${this.runDir}/logs/${id}.out` }),
-      });
-    } catch (e) {
-      Deno.writeTextFileSync(
-        `${this.runDir}/logs/${id}.err`,
-        `cannot start worker: ${(e as Error).message}\n`,
-        {
+    let lock: Lockstep | null = null;
+    let audit = cmd.audit;
+    if (standby && cmd.lockstep && standby.key === standbyKey(cmd)) {
+      ({ proc, lock, audit } = standby);
+    } else {
+      if (standby) void this.#dropStandby(standby);
+      try {
+        proc = this.#spawn(id, cmd);
+      } catch (e) {
+        Deno.writeTextFileSync(`${this.runDir}/logs/${id}.err`, `cannot start worker: ${(e as Error).message}\n`, {
           append: true,
-        },
-      );
-      return;
+        });
+        void accept.cancel();
+        return;
+      }
+      if (cmd.lockstep) lock = new Lockstep(proc);
     }
+    if (lock && cmd.config) lock.send({ config: cmd.config });
     const metrics = new JsonlTail(`${scope}/metrics.jsonl`);
     if (!fresh || catchup > 0) metrics.skipToEnd();
     this.handles.set(id, {
       attempt,
       proc,
-      lock: cmd.lockstep ? new Lockstep(proc) : null,
+      lock,
+      accept,
       metrics,
-      audit: cmd.audit ? new AuditReader(cmd.audit, scope, scope) : null,
+      audit: audit ? new AuditReader(audit, scope, scope) : null,
       shadow: cmd.shadow,
       shadowSeen: new Set(),
       cmd,
     });
-    this.#writeProcs();
   }
 
+  #spawn(id: NodeId, cmd: Command): Spawned {
+    const p = spawn(cmd.cmd, cmd.args, {
+      cwd: cmd.cwd,
+      env: cmd.env,
+      stdin: cmd.lockstep ? "piped" : "null",
+      stdout: cmd.lockstep ? "piped" : "null",
+      stderrFile: `${this.runDir}/logs/${id}.err`,
+      ...(cmd.lockstep ? {} : { stdoutFile: `${this.runDir}/logs/${id}.out` }),
+    });
+    this.#logProc("start", id, p);
+    return p;
+  }
+
+  /**
+   * Starts lock-step worker processes ahead for nodes about to become ready (waiting, every artifact parent
+   * running or verified), so admission does not wait for process start-up. They read nothing and write
+   * nothing until their config arrives.
+   */
+  prewarm(state: RunState, ready: (id: NodeId) => boolean, max = 6): void {
+    for (const id of state.plan.order) {
+      if (this.standbys.size >= max) break;
+      const n = nodeOf(state.plan, id);
+      const ns = state.nodes[n.id]!;
+      if (this.standbys.has(n.id) || this.handles.has(n.id) || !ns.spawned) continue;
+      if (!["pending", "stale", "oscillating", "stuck"].includes(ns.status) || !ready(n.id)) continue;
+      let cmd: Command;
+      try {
+        cmd = workerCommand(
+          { runDir: this.runDir, state, node: n, attempt: ns.attempt + 1, resume: null, catchup: 0, bwrap: this.#bwrap },
+          this.#builtins,
+        );
+      } catch {
+        continue;
+      }
+      if (!cmd.lockstep) continue;
+      Deno.mkdirSync(this.scope(n), { recursive: true });
+      const proc = this.#spawn(n.id, cmd);
+      this.standbys.set(n.id, { key: standbyKey(cmd), proc, lock: new Lockstep(proc), audit: cmd.audit });
+    }
+  }
+
+  async #dropStandby(s: { proc: Spawned; lock: Lockstep }): Promise<void> {
+    await s.lock.close();
+    await stopGroup(s.proc, 200);
+    this.#logProc("stop", "(standby)", s.proc);
+  }
+
+  /** Moves a scope's contents aside (kept as evidence); the directory itself stays, so cwd and permissions hold. */
   #moveAside(scope: string, label: string): void {
+    let names: string[];
     try {
-      if (![...Deno.readDirSync(scope)].length) return;
+      names = [...Deno.readDirSync(scope)].map((d) => d.name);
     } catch {
       return;
     }
+    if (!names.length) return;
     const dest = `${this.runDir}/.arrow/prev/${label}`;
     try {
       Deno.removeSync(dest, { recursive: true });
     } catch {
       // nothing there yet
     }
-    Deno.renameSync(scope, dest);
+    Deno.mkdirSync(dest, { recursive: true });
+    for (const name of names) Deno.renameSync(`${scope}/${name}`, `${dest}/${name}`);
   }
 
   #dropLaterCkpts(scope: string, state: RunState, id: NodeId, resume: string, attempt: number): void {
@@ -329,64 +379,76 @@ export class World {
 
   // ---- RECORD ----------------------------------------------------------------------------------------
 
-  /** Records every spawned scope (file → hash, contents into the blob store) at the end of a tick. */
+  /**
+   * Records every spawned scope (file → hash, contents into the blob store) at the end of a tick, as a
+   * line of changes appended to .arrow/scopes.jsonl (appends are cheap; replacing a file is not).
+   */
   record(state: RunState): void {
-    const scopes: Record<NodeId, FileMap> = {};
+    const changes: Record<NodeId, Record<string, string | null>> = {};
     for (const n of state.plan.nodes) {
       if (!state.nodes[n.id]!.spawned) continue;
-      const print = this.fingerprints.scan(this.scope(n));
+      const now = toMap(this.fingerprints.scan(this.scope(n)).files);
       const prev = this.scopes[n.id] ?? {};
-      for (const [rel, hash] of print.files) {
-        if (prev[rel] !== hash) this.blobs.put(`${this.scope(n)}/${rel}`, hash);
+      const diff: Record<string, string | null> = {};
+      for (const [rel, hash] of Object.entries(now)) {
+        if (prev[rel] === hash) continue;
+        this.blobs.put(`${this.scope(n)}/${rel}`, hash);
+        diff[rel] = hash;
       }
-      scopes[n.id] = toMap(print.files);
+      for (const rel of Object.keys(prev)) if (!(rel in now)) diff[rel] = null;
+      if (Object.keys(diff).length || !(n.id in this.scopes)) changes[n.id] = diff;
+      this.scopes[n.id] = now;
     }
-    this.scopes = scopes;
-    const file = `${this.runDir}/.arrow/scopes.json`;
-    try {
-      Deno.renameSync(file, `${this.runDir}/.arrow/scopes.prev.json`);
-    } catch {
-      // first tick
+    if (state.tick === 0 || Object.keys(changes).length) {
+      appendDurable(`${this.runDir}/.arrow/scopes.jsonl`, JSON.stringify({ tick: state.tick, changes }) + "\n", false);
     }
-    writeAtomic(file, JSON.stringify({ tick: state.tick, scopes }));
   }
 
-  /** Makes every scope match the record of tick `tick` (after a crash); returns what it could not restore. */
+  /** Makes every scope match its record at the state's tick (after a crash); returns what it could not restore. */
   restoreScopes(state: RunState): string[] {
-    const lost: string[] = [];
-    let rec: { tick: number; scopes: Record<NodeId, FileMap> } | undefined;
-    for (const f of ["scopes.json", "scopes.prev.json"]) {
-      try {
-        const r = JSON.parse(Deno.readTextFileSync(`${this.runDir}/.arrow/${f}`));
-        if (r.tick === state.tick) rec = r;
-      } catch {
-        // missing or torn: try the other
-      }
-      if (rec) break;
+    const rec: Record<NodeId, FileMap> = {};
+    let text = "";
+    try {
+      text = Deno.readTextFileSync(`${this.runDir}/.arrow/scopes.jsonl`);
+    } catch {
+      return ["(no scope record)"];
     }
-    if (!rec) return ["(no scope record for this tick)"];
+    for (const line of text.split("\n")) {
+      let r: { tick: number; changes: Record<NodeId, Record<string, string | null>> };
+      try {
+        r = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (r.tick > state.tick) break;
+      for (const [node, diff] of Object.entries(r.changes)) {
+        const files = (rec[node] ??= {});
+        for (const [rel, hash] of Object.entries(diff)) {
+          if (hash === null) delete files[rel];
+          else files[rel] = hash;
+        }
+      }
+    }
+    const lost: string[] = [];
     for (const n of state.plan.nodes) {
       if (!state.nodes[n.id]!.spawned) continue;
       const current = toMap(this.fingerprints.scan(this.scope(n)).files);
-      const r = this.blobs.restore(this.scope(n), rec.scopes[n.id] ?? {}, current);
+      const r = this.blobs.restore(this.scope(n), rec[n.id] ?? {}, current);
       lost.push(...r.lost.map((p) => `nodes/${n.scope}/${p}`));
+      this.scopes[n.id] = rec[n.id] ?? {};
     }
-    this.scopes = rec.scopes;
     return lost;
   }
 
-  #writeProcs(): void {
-    const procs: ProcRecord[] = [...this.handles].map(([node, h]) => ({
-      node,
-      attempt: h.attempt,
-      pid: h.proc.pid,
-      start: h.proc.startTime,
-    }));
-    writeAtomic(`${this.runDir}/.arrow/procs.json`, JSON.stringify(procs));
+  #logProc(op: "start" | "stop", node: NodeId, p: Spawned): void {
+    const line = JSON.stringify({ op, node, pid: p.pid, start: p.startTime });
+    appendDurable(`${this.runDir}/.arrow/procs.jsonl`, line + "\n", false);
   }
 
   /** Stops every worker. */
   async shutdown(): Promise<void> {
-    await Promise.all([...this.handles.keys()].map((id) => this.stop(id)));
+    const standbys = [...this.standbys.values()];
+    this.standbys.clear();
+    await Promise.all([...[...this.handles.keys()].map((id) => this.stop(id)), ...standbys.map((s) => this.#dropStandby(s))]);
   }
 }

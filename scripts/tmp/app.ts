@@ -1,0 +1,15 @@
+import { canonical, canonicalPretty } from "../../src/model/json.ts";
+import { appendDurable, writeAtomic } from "../../src/runtime/atomic.ts";
+import { resolveBuiltin } from "../../src/cli/catalog.ts";
+import { prepare } from "../../src/engine/prepare.ts";
+const res = resolveBuiltin("green");
+const state = prepare(res.plan, res.faults, "x", "mock");
+const dir = await Deno.makeTempDir({ dir: "/work/main" });
+const N = 50;
+let t = performance.now(); for (let i = 0; i < N; i++) canonicalPretty(state); console.log("pretty", ((performance.now() - t) / N).toFixed(2));
+const text = canonicalPretty(state); console.log("bytes", text.length);
+t = performance.now(); for (let i = 0; i < N; i++) writeAtomic(`${dir}/s.json`, text); console.log("atomic+fsync", ((performance.now() - t) / N).toFixed(2));
+t = performance.now(); for (let i = 0; i < N; i++) writeAtomic(`${dir}/s.json`, text, false); console.log("atomic nosync", ((performance.now() - t) / N).toFixed(2));
+t = performance.now(); for (let i = 0; i < N; i++) appendDurable(`${dir}/r.jsonl`, "x".repeat(300) + "\n"); console.log("append+fdatasync", ((performance.now() - t) / N).toFixed(2));
+t = performance.now(); for (let i = 0; i < N; i++) appendDurable(`${dir}/r.jsonl`, "x".repeat(300) + "\n", false); console.log("append", ((performance.now() - t) / N).toFixed(2));
+Deno.removeSync(dir, { recursive: true });

@@ -1,0 +1,10 @@
+import { resolveBuiltin } from "/work/main/src/cli/catalog.ts";
+import { prepare } from "/work/main/src/engine/prepare.ts";
+import { startRun } from "/work/main/src/engine/run.ts";
+const name = Deno.args[0] ?? "green";
+const res = resolveBuiltin(name);
+const dir = await Deno.makeTempDir();
+const t0 = performance.now();
+let last = t0; const gaps: number[] = [];
+const s = await startRun(prepare(res.plan, res.faults, name, "mock"), { runDir: dir, tickMs: 0, maxTicks: 5000, onTick: () => { const n = performance.now(); gaps.push(Math.round(n - last)); last = n; } });
+console.log(name, s.verdict, s.tick, Math.round(performance.now() - t0), "ms", gaps.join(","));
