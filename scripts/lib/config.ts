@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { type StreamEvent, stdinLines } from "./protocol.ts";
+import { stdinLines, type StreamEvent } from "./protocol.ts";
 
 export interface InputRef {
   scope: string;

@@ -15,6 +15,9 @@ import { InputError, UsageError } from "./errors.ts";
 import { Progress, statusTable } from "./progress.ts";
 import { sandboxSetup } from "./sandbox.ts";
 
+/** Default pause between ticks while a dashboard is watching, so a person can follow the run. */
+export const LIVE_TICK_MS = 300;
+
 export const help = `Usage: arrow run (--scenario <name> | <plan.yaml>) [options]
 
 Runs a research task graph under overwatch: workers run the nodes, Arrow checks the world itself (scope
@@ -31,6 +34,12 @@ Options:
   --runs-dir <dir>   Where run directories go (default ./runs)
   --json             Print one JSON object at the end instead of progress
   --quiet            Print only the verdict and the run directory
+  --serve            Serve the live dashboard while the run goes (default pace --tick-ms ${LIVE_TICK_MS});
+                     after the verdict it keeps serving until Ctrl-C
+  --port <n>         Dashboard port with --serve (default 8765; 0 picks a free one)
+  --host <addr>      Bind address with --serve (default 127.0.0.1; anything else is reachable by others)
+  --data <file.csv>  Real path: your own data set instead of the generated one (needs --target)
+  --target <column>  Real path: the column to predict in --data
   -h, --help
 
 The run directory holds plan.yaml, state.json, replay.jsonl, incidents.jsonl, report/report.md,
@@ -64,6 +73,11 @@ export async function main(argv: string[]): Promise<number> {
     "runs-dir": { type: "string" },
     json: { type: "boolean" },
     quiet: { type: "boolean" },
+    serve: { type: "boolean" },
+    port: { type: "string" },
+    host: { type: "string" },
+    data: { type: "string" },
+    target: { type: "string" },
   }, 1);
   const scenario = values.scenario as string | undefined;
   const planPath = positionals[0];
@@ -74,7 +88,17 @@ export async function main(argv: string[]): Promise<number> {
   if (scenario && values.faults) {
     throw new UsageError("arrow run: --faults applies to your own plan, not to --scenario");
   }
-  const tickMs = intFlag("run", "tick-ms", values["tick-ms"], 0, 0);
+  const serve = values.serve === true;
+  if (!serve && (values.port || values.host)) {
+    throw new UsageError("arrow run: --port and --host need --serve");
+  }
+  if ((values.data || values.target) && !values.real) {
+    throw new UsageError("arrow run: --data and --target need --real");
+  }
+  if (values.data && !values.target) throw new UsageError("arrow run: --data needs --target <column>");
+  if (values.target && !values.data) throw new UsageError("arrow run: --target needs --data <file.csv>");
+  const tickMs = intFlag("run", "tick-ms", values["tick-ms"], 0, serve ? LIVE_TICK_MS : 0);
+  const port = intFlag("run", "port", values.port, 0, 8765);
   const maxTicks = intFlag("run", "max-ticks", values["max-ticks"], 1, 5000);
   const mode: Mode = values.real ? "real" : "mock";
   const res = scenario
@@ -85,10 +109,15 @@ export async function main(argv: string[]): Promise<number> {
   for (const w of res.warnings) if (!json) console.error(`warning: ${w}`);
 
   const sandbox = await sandboxSetup(mode, res, quiet);
-  const state = prepare(res.plan, sandbox.faults, res.name, mode);
-  const runsDir = (values["runs-dir"] as string | undefined) ?? "runs";
-  const runDir = `${Deno.realPathSync(mkdirp(runsDir))}/${runId(res.name)}`;
+  const runsDir = Deno.realPathSync(mkdirp((values["runs-dir"] as string | undefined) ?? "runs"));
+  const runDir = `${runsDir}/${runId(res.name)}`;
+  let plan = res.plan;
+  if (values.data) {
+    const data = await import("./data.ts");
+    plan = await data.withUserData(plan, values.data as string, values.target as string, runDir);
+  }
   Deno.mkdirSync(runDir, { recursive: true });
+  const state = prepare(plan, sandbox.faults, res.name, mode);
   const lock = acquireLock(runDir);
   Deno.writeTextFileSync(`${runDir}/plan.yaml`, res.planText);
   const meta = {
@@ -103,6 +132,15 @@ export async function main(argv: string[]): Promise<number> {
 
   const progress = new Progress(quiet);
   if (!quiet) console.log(`arrow run ${res.name} (${mode}) → ${runDir}`);
+  const live = serve
+    ? await (await import("./live.ts")).startLive({
+      runsDir,
+      runDir,
+      port,
+      host: values.host as string | undefined,
+      quiet: json,
+    })
+    : null;
   const abort = new AbortController();
   const onSig = () => abort.abort();
   Deno.addSignalListener("SIGINT", onSig);
@@ -117,7 +155,10 @@ export async function main(argv: string[]): Promise<number> {
       builtins: sandbox.builtins,
       bwrap: sandbox.bwrap,
       signal: abort.signal,
-      onTick: (s, ev) => progress.tick(s, ev),
+      onTick: (s, ev) => {
+        progress.tick(s, ev);
+        live?.onTick(s, ev);
+      },
     });
   } finally {
     Deno.removeSignalListener("SIGINT", onSig);
@@ -136,10 +177,13 @@ export async function main(argv: string[]): Promise<number> {
     }),
   );
   if (final.verdict === null) {
+    await live?.close();
     console.error(`arrow run: interrupted at tick ${final.tick}; continue with: arrow resume ${runDir}`);
     return 130;
   }
-  return printOutcome(res, final, runDir, json, quiet);
+  const code = printOutcome(res, final, runDir, json, quiet);
+  if (live) await live.hold();
+  return code;
 }
 
 export function printOutcome(

@@ -53,7 +53,9 @@ export function admit(tx: Tx): void {
 export function soonReady(state: RunState, id: string): boolean {
   const ns = state.nodes[id]!;
   if (!ns.spawned || !WAITING.has(ns.status)) return false;
-  return parents(state, id, "artifact").every((p) => !TERMINAL.has(state.nodes[p]!.status) || state.nodes[p]!.status === "verified");
+  return parents(state, id, "artifact").every((p) =>
+    !TERMINAL.has(state.nodes[p]!.status) || state.nodes[p]!.status === "verified"
+  );
 }
 
 /** True when nothing runs and nothing can be admitted: the run has quiesced. */

@@ -40,7 +40,11 @@ export class BlackBox {
     this.incidents.push(...incidents);
     // incidents.jsonl is a projection of replay.jsonl (rebuilt from it on resume), so one fsync per tick,
     // on the authoritative log, is enough.
-    appendDurable(`${this.runDir}/${FILES.incidents}`, incidents.map((i) => canonical(i) + "\n").join(""), false);
+    appendDurable(
+      `${this.runDir}/${FILES.incidents}`,
+      incidents.map((i) => canonical(i) + "\n").join(""),
+      false,
+    );
     writeAtomic(`${this.runDir}/${FILES.state}`, canonicalPretty(state));
     if (line.tick === 0 || line.events.some((e) => e.e === "report")) this.writeReport(state);
   }

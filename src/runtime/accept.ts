@@ -43,9 +43,18 @@ export class Acceptance {
     this.#argv = cmd.argv;
   }
 
-  static prepare(state: RunState, node: PlanNode, runDir: string, bwrap: string | null, ahead: boolean): Acceptance {
+  static prepare(
+    state: RunState,
+    node: PlanNode,
+    runDir: string,
+    bwrap: string | null,
+    ahead: boolean,
+  ): Acceptance {
     const builtin = node.acceptance[0] === "@manifest" || node.acceptance[0] === "@claim";
-    const a = new Acceptance(acceptanceCommand(state, node, runDir, bwrap, ahead && builtin), scopeDir(runDir, node));
+    const a = new Acceptance(
+      acceptanceCommand(state, node, runDir, bwrap, ahead && builtin),
+      scopeDir(runDir, node),
+    );
     if (ahead && builtin) {
       a.#ahead = true;
       a.#spawn(true);

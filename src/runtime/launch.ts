@@ -142,7 +142,14 @@ export function workerCommand(ctx: LaunchContext, builtins: Record<string, Built
     return {
       cmd: d.cmd,
       args: d.args,
-      env: { ...baseEnv(), ...d.env, ...arrowEnv },
+      env: {
+        ...baseEnv(),
+        ...d.env,
+        ...arrowEnv,
+        // A plain (free-running) worker has no handshake: it reads its config and resume point from the env.
+        ...(b && !b.lockstep ? { ARROW_CONFIG: JSON.stringify(config) } : {}),
+        ...(b && !b.lockstep && ctx.resume ? { ARROW_RESUME_FROM: `${scope}/${ctx.resume}` } : {}),
+      },
       cwd: scope,
       lockstep: b ? b.lockstep : true,
       audit: isCompiled() ? null : audit,
@@ -217,7 +224,13 @@ export interface BuiltinWorker {
  * The acceptance command of a node; @manifest and @claim run our checker with read-only access. A built-in
  * checker can be started ahead (`wait`): it reads nothing until it is told to go, after the claim.
  */
-export function acceptanceCommand(state: RunState, node: PlanNode, runDir: string, bwrap: string | null, wait = false): {
+export function acceptanceCommand(
+  state: RunState,
+  node: PlanNode,
+  runDir: string,
+  bwrap: string | null,
+  wait = false,
+): {
   cmd: string;
   args: string[];
   env: Record<string, string>;
@@ -228,7 +241,14 @@ export function acceptanceCommand(state: RunState, node: PlanNode, runDir: strin
   const head = node.acceptance[0]!;
   if (head === "@manifest" || head === "@claim") {
     const tol = state.mode === "mock" ? "1e-9" : "1e-6";
-    const args = [...(wait ? ["--wait"] : []), head.slice(1), scope, node.id, state.plan.protocol.direction, tol];
+    const args = [
+      ...(wait ? ["--wait"] : []),
+      head.slice(1),
+      scope,
+      node.id,
+      state.plan.protocol.direction,
+      tol,
+    ];
     const d = denoScript("check_claim", args, {
       read: [`${runDir}/nodes`, `${runDir}/data`],
       write: [],

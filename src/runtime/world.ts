@@ -111,7 +111,8 @@ export class World {
     await Promise.all([...exits].map(async ([id, exit]) => {
       const node = nodeOf(state.plan, id);
       const h = this.handles.get(id);
-      const accept = await (h?.accept ?? Acceptance.prepare(state, node, this.runDir, this.#bwrap, false)).run();
+      const accept = await (h?.accept ?? Acceptance.prepare(state, node, this.runDir, this.#bwrap, false))
+        .run();
       const { manifest, error } = readManifest(this.scope(node));
       obs.nodes[id]!.done = { exit, accept, manifest, ...(error ? { manifestError: error } : {}) };
     }));
@@ -253,9 +254,13 @@ export class World {
       try {
         proc = this.#spawn(id, cmd);
       } catch (e) {
-        Deno.writeTextFileSync(`${this.runDir}/logs/${id}.err`, `cannot start worker: ${(e as Error).message}\n`, {
-          append: true,
-        });
+        Deno.writeTextFileSync(
+          `${this.runDir}/logs/${id}.err`,
+          `cannot start worker: ${(e as Error).message}\n`,
+          {
+            append: true,
+          },
+        );
         void accept.cancel();
         return;
       }
@@ -305,7 +310,15 @@ export class World {
       let cmd: Command;
       try {
         cmd = workerCommand(
-          { runDir: this.runDir, state, node: n, attempt: ns.attempt + 1, resume: null, catchup: 0, bwrap: this.#bwrap },
+          {
+            runDir: this.runDir,
+            state,
+            node: n,
+            attempt: ns.attempt + 1,
+            resume: null,
+            catchup: 0,
+            bwrap: this.#bwrap,
+          },
           this.#builtins,
         );
       } catch {
@@ -400,7 +413,11 @@ export class World {
       this.scopes[n.id] = now;
     }
     if (state.tick === 0 || Object.keys(changes).length) {
-      appendDurable(`${this.runDir}/.arrow/scopes.jsonl`, JSON.stringify({ tick: state.tick, changes }) + "\n", false);
+      appendDurable(
+        `${this.runDir}/.arrow/scopes.jsonl`,
+        JSON.stringify({ tick: state.tick, changes }) + "\n",
+        false,
+      );
     }
   }
 
@@ -449,6 +466,9 @@ export class World {
   async shutdown(): Promise<void> {
     const standbys = [...this.standbys.values()];
     this.standbys.clear();
-    await Promise.all([...[...this.handles.keys()].map((id) => this.stop(id)), ...standbys.map((s) => this.#dropStandby(s))]);
+    await Promise.all([
+      ...[...this.handles.keys()].map((id) => this.stop(id)),
+      ...standbys.map((s) => this.#dropStandby(s)),
+    ]);
   }
 }
