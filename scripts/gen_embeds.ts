@@ -1,6 +1,7 @@
 /**
  * Generates the modules that embed files into the program, so `deno run` and the compiled binary carry the
- * same bytes and read nothing from disk at run time: built-in scenarios and plans, and the dashboard bundle.
+ * same bytes and read nothing from disk at run time: built-in scenarios and plans, and the dashboard bundle;
+ * plus the JSON Schema of plan files shipped for editors.
  * `deno task gen` rewrites them; a test fails when they are stale.
  *
  * @module
@@ -29,9 +30,25 @@ export function renderScenarios(): string {
     record("SCENARIOS", yamlFiles("scenarios"));
 }
 
+/** The JSON Schema of plan files, for editors (yaml-language-server, VS Code). */
+export async function renderPlanSchema(): Promise<string> {
+  const { planSchema } = await import("../src/graph/plan_schema.ts");
+  const { toJsonSchema } = await import("../src/graph/schema.ts");
+  const schema = {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    $id: "https://arrow.invalid/plan.schema.json",
+    title: "Arrow plan",
+    ...toJsonSchema(planSchema),
+  };
+  return JSON.stringify(schema, null, 2) + "\n";
+}
+
 /** Every generated file: path (from the repo root) → content. */
 export async function renderAll(): Promise<Record<string, string>> {
-  const out: Record<string, string> = { "src/scenarios.gen.ts": renderScenarios() };
+  const out: Record<string, string> = {
+    "src/scenarios.gen.ts": renderScenarios(),
+    "scenarios/plan.schema.json": await renderPlanSchema(),
+  };
   const ui = await import("./build_ui.ts").catch(() => undefined);
   if (ui) out["src/server/assets.gen.ts"] = await ui.renderAssets();
   return out;

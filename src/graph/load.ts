@@ -33,7 +33,7 @@ const byPos = (a: Diagnostic, b: Diagnostic) => a.line - b.line || a.col - b.col
 /** Parses and validates a plan. `plan` is set only when there are no errors. */
 export function loadPlan(text: string, file: string): LoadResult {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
   const diag = (p: Pos, message: string): Diagnostic => ({ file, line: p.line, col: p.col, message });
   const syntax = [...doc.errors, ...doc.warnings].map((e) => {
     const p = e.linePos?.[0] ?? { line: 1, col: 1 };

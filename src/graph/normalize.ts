@@ -140,7 +140,11 @@ export function normalize(nodes: readonly NodeId[], edges: readonly PlanEdge[]):
     if (comp.length === 2) {
       const [a, b] = comp as [NodeId, NodeId];
       const i = edgeIndex(b, a);
-      out[i] = { from: b, to: a, kind: "back_edge", laps: ACCEPT_MAX_LAPS, demoted: true };
+      edges.forEach((e, j) => {
+        if (e.kind === "artifact" && e.from === b && e.to === a) {
+          out[j] = { from: b, to: a, kind: "back_edge", laps: ACCEPT_MAX_LAPS, demoted: true };
+        }
+      });
       warnings.push({
         edge: i,
         message: `artifact edges ${a} → ${b} and ${b} → ${a} form an undeclared 2-cycle: ` +
@@ -150,7 +154,7 @@ export function normalize(nodes: readonly NodeId[], edges: readonly PlanEdge[]):
     }
     const cycle = cycleThrough(comp, adj);
     errors.push({
-      edge: edgeIndex(cycle[0]!, cycle[1]!),
+      edge: edgeIndex(cycle.at(-2)!, cycle.at(-1)!),
       cycle,
       message: `artifact edges form a cycle over ${comp.join(", ")}: ${cycle.join(" → ")} ` +
         `(declare the edge that closes the loop as a back_edge with laps)`,

@@ -84,7 +84,7 @@ export interface ScenarioLoad {
 
 export function loadScenario(text: string, file: string): ScenarioLoad {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true });
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
   const diag = (p: Pos, message: string): Diagnostic => ({ file, ...p, message });
   if (doc.errors.length) {
     return {
@@ -133,7 +133,7 @@ export function loadFaults(
   file: string,
 ): { faults?: Fault[]; errors: Diagnostic[]; faultPos: Pos[] } {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true });
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
   const diag = (p: Pos, message: string): Diagnostic => ({ file, ...p, message });
   if (doc.errors.length) {
     const errors = doc.errors.map((e) =>

@@ -1,0 +1,108 @@
+/**
+ * The server's replay feeds, one per run being watched. A run driven by this very process is pinned and
+ * poked by the engine's onTick (no file watching, lowest latency); any other unfinished run gets a file
+ * watcher on its directory while someone follows it. Closing the registry ends every stream, so a server
+ * shutdown never waits on an open event stream.
+ *
+ * @module
+ */
+import { ReplayFeed } from "./replay_feed.ts";
+
+interface Watched {
+  feed: ReplayFeed;
+  users: number;
+  stop: () => Promise<void>;
+}
+
+/** Fallback pace when the platform cannot watch files. */
+const POLL_MS = 100;
+
+export class Feeds {
+  #pinned = new Map<string, ReplayFeed>();
+  #watched = new Map<string, Watched>();
+  #closed = false;
+
+  /** Registers a run this process drives; the caller pokes the feed after each tick. */
+  pin(id: string, runDir: string): ReplayFeed {
+    const feed = new ReplayFeed(runDir);
+    this.#pinned.set(id, feed);
+    return feed;
+  }
+
+  /** A feed for run `id` that stays fresh until `release()`; concurrent readers share one. */
+  open(id: string, runDir: string): { feed: ReplayFeed; release: () => void } {
+    const pinned = this.#pinned.get(id);
+    if (pinned) return { feed: pinned, release: () => {} };
+    let w = this.#watched.get(id);
+    if (!w) {
+      const feed = new ReplayFeed(runDir);
+      w = {
+        feed,
+        users: 0,
+        stop: this.#closed || feed.final ? () => Promise.resolve() : watch(runDir, feed),
+      };
+      this.#watched.set(id, w);
+    }
+    w.users++;
+    const entry = w;
+    let released = false;
+    return {
+      feed: entry.feed,
+      release: () => {
+        if (released) return;
+        released = true;
+        if (--entry.users > 0) return;
+        if (this.#watched.get(id) === entry) this.#watched.delete(id);
+        entry.feed.close();
+        void entry.stop();
+      },
+    };
+  }
+
+  /** Ends every stream and stops every watcher. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const f of this.#pinned.values()) f.close();
+    const stops = [...this.#watched.values()].map((w) => {
+      w.feed.close();
+      return w.stop();
+    });
+    this.#watched.clear();
+    await Promise.all(stops);
+  }
+}
+
+/** Pokes `feed` whenever something in `dir` changes, until the run ends or the returned stop is called. */
+function watch(dir: string, feed: ReplayFeed): () => Promise<void> {
+  let watcher: Deno.FsWatcher;
+  try {
+    watcher = Deno.watchFs(dir, { recursive: false });
+  } catch {
+    const t = setInterval(() => feed.poke(), POLL_MS);
+    return () => Promise.resolve(clearInterval(t));
+  }
+  const loop = (async () => {
+    try {
+      for await (const _ of watcher) {
+        feed.poke();
+        if (feed.final) break;
+      }
+    } catch {
+      // the watcher was closed under us
+    }
+  })();
+  // The file may have grown between the feed's first read and the watch starting.
+  feed.poke();
+  let stopped = false;
+  return async () => {
+    if (!stopped) {
+      stopped = true;
+      try {
+        watcher.close();
+      } catch {
+        // already closed by the loop's break
+      }
+    }
+    await loop;
+  };
+}

@@ -1,0 +1,42 @@
+/**
+ * Runs the `arrow` CLI from source as a subprocess, the way a user (or `deno task arrow`) does.
+ *
+ * @module
+ */
+
+export const ROOT = new URL("../../", import.meta.url).pathname;
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export async function arrow(
+  args: string[],
+  opts: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<CliResult> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--no-prompt", `${ROOT}src/cli/main.ts`, ...args],
+    cwd: opts.cwd ?? ROOT,
+    env: { NO_COLOR: "1", RUST_BACKTRACE: "0", ...opts.env },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/** Runs `fn` over `items` with at most `limit` at a time (the machine has two cores). */
+export async function pool<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
