@@ -42,4 +42,9 @@ export const COMMANDS: readonly Command[] = [
     summary: "Continue a run whose arrow process died, from its last persisted tick.",
     load: () => import("./resume.ts"),
   },
+  {
+    name: "serve",
+    summary: "Serve the dashboard: every run, live or finished, with its graph, incidents and replay.",
+    load: () => import("./serve.ts"),
+  },
 ];

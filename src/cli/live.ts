@@ -1,11 +1,14 @@
 /**
- * Live dashboard for `arrow run --serve` (issue 5 builds it).
+ * Live dashboard for `arrow run --serve`: the same server as `arrow serve`, with the run this process drives
+ * pinned to an in-process feed that the engine pokes after every tick, so a browser sees each tick as soon
+ * as the black box has written it (no file watching in between).
  *
  * @module
  */
 import type { Event } from "../model/events.ts";
 import type { RunState } from "../model/state.ts";
-import { InputError } from "./errors.ts";
+import { Feeds } from "../server/feeds.ts";
+import { startDashboard, untilInterrupted } from "./serve.ts";
 
 export interface LiveOptions {
   runsDir: string;
@@ -16,12 +19,31 @@ export interface LiveOptions {
 }
 
 export interface Live {
+  /** Where the run's page is (printed once at start). */
+  readonly url: string;
   onTick(state: RunState, events: readonly Event[]): void;
   /** Keeps serving until Ctrl-C. */
   hold(): Promise<void>;
   close(): Promise<void>;
 }
 
-export function startLive(_opts: LiveOptions): Promise<Live> {
-  return Promise.reject(new InputError("arrow run: --serve is not available in this build yet"));
+export function startLive(opts: LiveOptions): Promise<Live> {
+  const id = opts.runDir.slice(opts.runDir.lastIndexOf("/") + 1);
+  const feeds = new Feeds();
+  // The black box appends the tick's line before onTick runs, so a poke always finds it on disk.
+  const feed = feeds.pin(id, opts.runDir);
+  const served = startDashboard({ runsDir: opts.runsDir, host: opts.host, port: opts.port, feeds }, "run");
+  const url = `${served.url}?run=${encodeURIComponent(id)}`;
+  // With --json stdout carries one JSON object only, so the address goes to stderr.
+  (opts.quiet ? console.error : console.log)(`dashboard: ${url}`);
+  return Promise.resolve({
+    url,
+    onTick: () => feed.poke(),
+    hold: async () => {
+      (opts.quiet ? console.error : console.log)("dashboard: still serving this run; Ctrl-C to stop");
+      await untilInterrupted();
+      await served.close();
+    },
+    close: () => served.close(),
+  });
 }

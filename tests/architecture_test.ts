@@ -1,0 +1,109 @@
+/**
+ * Structural laws, checked on the source: the supervisor alone changes statuses and writes incidents; the
+ * supervision path has no clock and no randomness; thresholds live in one module; rooms import one way.
+ */
+import { deepEqual, equal } from "node:assert/strict";
+import { ROOT } from "./helpers/cli.ts";
+
+function files(dir: string): string[] {
+  const out: string[] = [];
+  for (const d of Deno.readDirSync(`${ROOT}${dir}`)) {
+    const p = `${dir}/${d.name}`;
+    if (d.isDirectory) out.push(...files(p));
+    else if (p.endsWith(".ts") && !p.endsWith("_test.ts")) out.push(p);
+  }
+  return out.sort();
+}
+
+const SRC = files("src");
+const text = (p: string) => Deno.readTextFileSync(`${ROOT}${p}`);
+
+Deno.test("only the supervisor constructs status and incident events", () => {
+  const makers = SRC.filter((p) => /\be:\s*"(status|incident)"\s*,/.test(text(p)));
+  deepEqual(makers, ["src/overwatch/supervisor.ts"]);
+});
+
+Deno.test("only the reducer assigns a node's status, and only from a status event", () => {
+  const nodeStatus = String
+    .raw`(nodes\[[^\]]*\]!?|ns|node|n)\.status\s*=[^=]|status:\s*"(running|verified|blocked)"`;
+  const writers = SRC.filter((p) => new RegExp(nodeStatus).test(text(p)));
+  deepEqual(writers, ["src/model/reduce.ts"]);
+  equal((text("src/model/reduce.ts").match(new RegExp(nodeStatus, "g")) ?? []).length, 1);
+});
+
+Deno.test("a note event cannot carry a status", () => {
+  const events = text("src/model/events.ts");
+  equal(/NodeNote = Partial<Omit<NodeState, "status" \| "spawned">>/.test(events), true);
+});
+
+Deno.test("the supervision path reads no clock and draws no random numbers", () => {
+  const path = SRC.filter((p) =>
+    /^src\/(overwatch|gates|model|graph)\//.test(p) ||
+    /^src\/engine\/(step|decide|flow|admit|prepare)\.ts$/.test(p)
+  );
+  for (const p of path) {
+    equal(/Date\.now|new Date|performance\.now|Math\.random|crypto\.getRandom/.test(text(p)), false, p);
+  }
+});
+
+Deno.test("thresholds are defined in one module only", () => {
+  for (
+    const name of [
+      "K_FREEZE",
+      "PLATEAU_EPS",
+      "PLATEAU_PATIENCE",
+      "HUNG_MAX_RESTARTS",
+      "ACCEPT_MAX_LAPS",
+      "ACCEPT_EPS",
+    ]
+  ) {
+    const definers = SRC.filter((p) => new RegExp(`\\b(const|let|var)\\s+${name}\\b`).test(text(p)));
+    deepEqual(definers, ["src/thresholds.ts"], name);
+  }
+  const t = text("src/thresholds.ts");
+  const pinned: [string, string][] = [
+    ["K_FREEZE", "3"],
+    ["PLATEAU_EPS", "0.005"],
+    ["PLATEAU_PATIENCE", "2"],
+    ["HUNG_MAX_RESTARTS", "1"],
+    ["ACCEPT_MAX_LAPS", "3"],
+    ["ACCEPT_EPS", "0.003"],
+  ];
+  for (const [name, v] of pinned) {
+    equal(new RegExp(`export const ${name} = ${v.replace(".", "\\.")};`).test(t), true, `${name} = ${v}`);
+  }
+});
+
+/** Which rooms each room may import (thresholds.ts is a leaf everyone may use). */
+const ALLOWED: Record<string, string[]> = {
+  graph: [],
+  model: ["graph"],
+  gates: ["graph", "model"],
+  overwatch: ["graph", "gates", "model"],
+  record: ["graph", "model", "overwatch", "runtime"],
+  runtime: ["graph", "model", "scripts"],
+  engine: ["graph", "model", "gates", "overwatch", "record", "runtime"],
+  server: ["graph", "model", "record"],
+  cli: ["*"],
+};
+
+Deno.test("rooms import one way", () => {
+  const problems: string[] = [];
+  for (const p of SRC) {
+    const room = p.split("/")[1]!;
+    if (!room.endsWith(".ts") && !(room in ALLOWED)) continue;
+    const allowed = ALLOWED[room.replace(/\.ts$/, "")] ?? ["*"];
+    for (const m of text(p).matchAll(/(?:from|import\()\s*"(\.[^"]+)"/g)) {
+      const target = new URL(m[1]!, `file://${ROOT}${p}`).pathname.slice(ROOT.length);
+      const parts = target.split("/");
+      if (parts[0] !== "src" && parts[0] !== "scripts") continue;
+      const other = parts[0] === "scripts" ? "scripts" : parts[1]!.replace(/\.ts$/, "");
+      if (other === room || other === "thresholds" || allowed.includes("*") || allowed.includes(other)) {
+        continue;
+      }
+      if (parts[0] === "src" && parts.length === 2) continue;
+      problems.push(`${p} imports ${target}`);
+    }
+  }
+  deepEqual(problems, []);
+});

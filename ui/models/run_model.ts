@@ -1,0 +1,82 @@
+/**
+ * One run's data in the browser: the replay lines received so far (fetched at once, then followed over
+ * server-sent events while the run is live), its summary and where the connection stands.
+ *
+ * @module
+ */
+import { action, createModel, effect, signal } from "@preact/signals";
+import type { ReplayLine } from "../../src/model/events.ts";
+import type { RunState } from "../../src/model/state.ts";
+import { eventsUrl, fetchReplay, fetchSummary, type RunSummary } from "../lib/api.ts";
+import { type Placed, Timeline } from "../lib/timeline.ts";
+
+export type Phase = "loading" | "live" | "stopped" | "finished" | "missing";
+
+const isFinal = (l: ReplayLine) => l.events.some((e) => e.e === "verdict");
+
+export const RunModel = createModel((id: string) => {
+  const timeline = new Timeline();
+  const lines = signal<readonly ReplayLine[]>([]);
+  const summary = signal<RunSummary | null>(null);
+  const phase = signal<Phase>("loading");
+  const error = signal<string | null>(null);
+  const connected = signal(false);
+  let source: EventSource | null = null;
+
+  const stopFollowing = () => {
+    source?.close();
+    source = null;
+    connected.value = false;
+  };
+
+  const ingest = action((batch: readonly ReplayLine[]) => {
+    let grew = false;
+    for (const l of batch) grew = timeline.push(l) || grew;
+    if (grew) lines.value = timeline.lines.slice();
+    if (batch.some(isFinal)) {
+      phase.value = "finished";
+      stopFollowing();
+    }
+  });
+
+  const follow = action(() => {
+    const es = new EventSource(eventsUrl(id, timeline.lines.at(-1)?.tick ?? -1));
+    es.addEventListener("tick", (m) => ingest([JSON.parse((m as MessageEvent<string>).data) as ReplayLine]));
+    es.addEventListener("done", () => stopFollowing());
+    es.onopen = () => connected.value = true;
+    // The browser reconnects by itself and resumes with Last-Event-ID; show the gap meanwhile.
+    es.onerror = () => connected.value = false;
+    source = es;
+  });
+
+  const load = action(async () => {
+    try {
+      const [sum, replay] = await Promise.all([fetchSummary(id), fetchReplay(id)]);
+      summary.value = sum;
+      ingest(replay);
+      if (phase.peek() !== "finished") {
+        phase.value = sum.phase === "stopped" ? "stopped" : "live";
+        follow();
+      }
+    } catch (e) {
+      phase.value = "missing";
+      error.value = (e as Error).message;
+    }
+  });
+
+  // Disposing the model closes the event stream.
+  effect(() => stopFollowing);
+
+  return {
+    lines,
+    summary,
+    phase,
+    error,
+    connected,
+    load,
+    stateAt: (i: number): RunState => timeline.stateAt(i),
+    incidentsUpTo: (i: number): Placed[] => timeline.incidentsUpTo(i),
+  };
+});
+
+export type RunModel = InstanceType<typeof RunModel>;
