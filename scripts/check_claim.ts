@@ -10,6 +10,7 @@
 import { readJson } from "./lib/files.ts";
 import { stdinLines } from "./lib/protocol.ts";
 import { recompute } from "./lib/recompute.ts";
+import "./real/recomputers.ts";
 
 export async function main(argv: string[]): Promise<number> {
   let args = argv;

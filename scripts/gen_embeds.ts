@@ -49,8 +49,8 @@ export async function renderAll(): Promise<Record<string, string>> {
     "src/scenarios.gen.ts": renderScenarios(),
     "scenarios/plan.schema.json": await renderPlanSchema(),
   };
-  const ui = await import("./build_ui.ts").catch(() => undefined);
-  if (ui) out["src/server/assets.gen.ts"] = await ui.renderAssets();
+  const ui = await import("./build_ui.ts");
+  out["src/server/assets.gen.ts"] = await ui.renderAssets();
   return out;
 }
 

@@ -54,7 +54,9 @@ function cells(line: string, file: string, lineNo: number): string[] {
 export function parseCsv(text: string, file: string): Table {
   const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
   while (lines.length && lines.at(-1)!.trim() === "") lines.pop();
-  if (!lines.length) throw new CsvError(file, 0, "the file is empty (expected a header line and data rows)");
+  if (!lines.length) {
+    throw new CsvError(file, 1, "the file is empty (expected a header line, then data rows)");
+  }
   const columns = cells(lines[0]!, file, 1);
   const seen = new Set<string>();
   columns.forEach((c, j) => {
@@ -62,7 +64,7 @@ export function parseCsv(text: string, file: string): Table {
     if (seen.has(c)) throw new CsvError(file, 1, `column "${c}" appears twice in the header`);
     seen.add(c);
   });
-  if (lines.length === 1) throw new CsvError(file, 0, "the file has a header but no data rows");
+  if (lines.length === 1) throw new CsvError(file, 2, "no data rows after the header");
   const rows: number[][] = [];
   for (let k = 1; k < lines.length; k++) {
     const lineNo = k + 1;

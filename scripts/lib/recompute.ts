@@ -6,7 +6,12 @@
  */
 import { readJson } from "./files.ts";
 
-export type Recomputer = (artifact: Record<string, unknown>, scope: string) => Promise<number | string>;
+/** Recomputes an artifact's score; `path` is the artifact file, so references inside it can be resolved. */
+export type Recomputer = (
+  artifact: Record<string, unknown>,
+  scope: string,
+  path: string,
+) => Promise<number | string>;
 
 const recomputers = new Map<string, () => Promise<Recomputer>>();
 
@@ -41,5 +46,5 @@ export async function recompute(
   if (art.kind === "mock") return typeof art.score === "number" ? art.score : "mock artifact has no score";
   const load = recomputers.get(String(art.kind));
   if (!load) return `no recomputer for artifact kind ${JSON.stringify(art.kind)}`;
-  return (await load())(art, scope);
+  return (await load())(art, scope, path);
 }

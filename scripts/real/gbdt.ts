@@ -37,8 +37,10 @@ export function predict(init: number, trees: readonly Tree[], X: readonly number
 /** Row indices sorted by each feature's value (ties by row index): computed once per data set. */
 export function presort(X: readonly number[][]): number[][] {
   const p = X[0]?.length ?? 0;
-  return Array.from({ length: p }, (_, f) =>
-    X.map((_, i) => i).sort((a, b) => X[a]![f]! - X[b]![f]! || a - b));
+  return Array.from(
+    { length: p },
+    (_, f) => X.map((_, i) => i).sort((a, b) => X[a]![f]! - X[b]![f]! || a - b),
+  );
 }
 
 interface Open {
@@ -85,7 +87,9 @@ export function fitTree(
           const nR = o.n - nL[k]!;
           const sR = o.sum - sL[k]!;
           const gain = sL[k]! * sL[k]! / nL[k]! + sR * sR / nR - o.sum * o.sum / o.n;
-          if (gain > 0 && (o.best === null || gain > o.best.gain)) o.best = { gain, f, t: (last[k]! + x) / 2 };
+          if (gain > 0 && (o.best === null || gain > o.best.gain)) {
+            o.best = { gain, f, t: (last[k]! + x) / 2 };
+          }
         }
         nL[k]! += 1;
         sL[k]! += res[i]!;
@@ -115,7 +119,10 @@ export function fitTree(
     }
     open = [];
     // A split always leaves both sides non-empty; a single row cannot be split again.
-    for (const k of next) k.n >= 2 ? open.push(k) : setLeaf(k);
+    for (const k of next) {
+      if (k.n >= 2) open.push(k);
+      else setLeaf(k);
+    }
   }
   for (const o of open) setLeaf(o);
   return tree;

@@ -40,8 +40,9 @@ export function startLive(opts: LiveOptions): Promise<Live> {
     url,
     onTick: () => feed.poke(),
     hold: async () => {
+      const interrupted = untilInterrupted();
       (opts.quiet ? console.error : console.log)("dashboard: still serving this run; Ctrl-C to stop");
-      await untilInterrupted();
+      await interrupted;
       await served.close();
     },
     close: () => served.close(),

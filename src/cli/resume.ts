@@ -1,9 +1,119 @@
 /**
- * `arrow resume <run>`: placeholder until crash-resume lands (issue 6).
+ * `arrow resume <run>`: continue a run whose arrow process died (SIGKILL, power loss, Ctrl-C) from its
+ * last persisted tick. A finished run is left untouched.
  *
  * @module
  */
-export const help = `Usage: arrow resume <run-dir>`;
-export function main(_argv: string[]): Promise<number> {
-  return Promise.resolve(2);
+import { resumeRun } from "../engine/resume.ts";
+import { canonicalPretty } from "../model/json.ts";
+import { writeAtomic } from "../runtime/atomic.ts";
+import { acquireLock, LockedError } from "../runtime/lock.ts";
+import { intFlag, parse } from "./args.ts";
+import { InputError, UsageError } from "./errors.ts";
+import { Progress } from "./progress.ts";
+import { printOutcome } from "./run.ts";
+import { resolveRunDir } from "./rundir.ts";
+import { findBwrap } from "./sandbox.ts";
+
+export const help = `Usage: arrow resume <run-dir | run-id | latest> [options]
+
+Continues a run whose arrow process died (killed, crashed, power cut, Ctrl-C) from its last persisted
+tick. replay.jsonl is the authority: a torn last line is dropped (and reported), incidents.jsonl and a
+missing or corrupt state.json are rebuilt from it, processes the dead run left behind are stopped, every
+node's scope is restored to its recorded content, running nodes restart (long nodes from their
+checkpoint), and the run goes on to its verdict. Resuming a finished run says so and changes nothing.
+Only one arrow process may work on a run directory at a time.
+
+Options:
+  --tick-ms <n>      Pause between ticks (default: the run's own)
+  --max-ticks <n>    Fuse whatever still runs after this many ticks (default 5000)
+  --runs-dir <dir>   Where to look up a run id (default ./runs)
+  --json             Print one JSON object at the end
+  --quiet            Print only the verdict and the run directory
+  -h, --help`;
+
+export async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parse("resume", argv, {
+    "tick-ms": { type: "string" },
+    "max-ticks": { type: "string" },
+    "runs-dir": { type: "string" },
+    json: { type: "boolean" },
+    quiet: { type: "boolean" },
+  }, 1);
+  if (!positionals[0]) throw new UsageError("arrow resume: missing run directory (see arrow resume --help)");
+  const runDir = resolveRunDir(positionals[0], values["runs-dir"] as string | undefined);
+  const json = values.json === true;
+  const quiet = json || values.quiet === true;
+  let meta: Record<string, unknown> = {};
+  try {
+    meta = JSON.parse(Deno.readTextFileSync(`${runDir}/run.json`));
+  } catch {
+    meta = {};
+  }
+  const tickMs = intFlag("resume", "tick-ms", values["tick-ms"], 0, Number(meta.tick_ms ?? 0) || 0);
+  const maxTicks = intFlag("resume", "max-ticks", values["max-ticks"], 1, 5000);
+
+  let lock;
+  try {
+    lock = acquireLock(runDir);
+  } catch (e) {
+    if (e instanceof LockedError) throw new InputError(`arrow resume: ${e.message}`);
+    throw e;
+  }
+  if (lock.tookOverFrom !== null && !quiet) {
+    console.error(`arrow resume: took over a stale lock left by pid ${lock.tookOverFrom} (no longer running)`);
+  }
+  const mode = String(meta.mode ?? "mock");
+  const builtins = mode === "real" ? (await import("../../scripts/real/registry.ts")).BUILTINS : {};
+  const progress = new Progress(quiet);
+  const abort = new AbortController();
+  const onSig = () => abort.abort();
+  Deno.addSignalListener("SIGINT", onSig);
+  Deno.addSignalListener("SIGTERM", onSig);
+  const t0 = performance.now();
+  let out;
+  try {
+    out = await resumeRun({
+      runDir,
+      tickMs,
+      maxTicks,
+      builtins,
+      bwrap: await findBwrap(),
+      signal: abort.signal,
+      onTick: (s, ev) => progress.tick(s, ev),
+    }, (r) => {
+      if (quiet) return;
+      const lines = [`arrow resume ${runDir}: continuing after tick ${r.recovery.state.tick}`];
+      if (r.recovery.torn) lines.push(`  dropped a torn last line of replay.jsonl (${r.recovery.torn} bytes)`);
+      if (r.recovery.stateFile !== "ok") lines.push(`  state.json was ${r.recovery.stateFile}; rebuilt from replay.jsonl`);
+      if (r.recovery.incidentsRepaired) lines.push("  incidents.jsonl rewritten to match replay.jsonl");
+      if (r.stopped.length) lines.push(`  stopped ${r.stopped.length} process group(s) left by the dead run: ${r.stopped.join(", ")}`);
+      if (r.lost.length) lines.push(`  could not restore: ${r.lost.join(", ")}`);
+      if (r.restarted.length) lines.push(`  restarted: ${r.restarted.join(", ")}`);
+      console.log(lines.join("\n"));
+    });
+  } catch (e) {
+    if (e instanceof SyntaxError) throw new InputError(`arrow resume: ${e.message}`);
+    throw e;
+  } finally {
+    Deno.removeSignalListener("SIGINT", onSig);
+    Deno.removeSignalListener("SIGTERM", onSig);
+    progress.end();
+    lock.release();
+  }
+  const { state, report } = out;
+  if (report.recovery.state.verdict !== null) {
+    if (!json) {
+      const repaired = report.recovery.torn || report.recovery.stateFile !== "ok" || report.recovery.incidentsRepaired;
+      console.log(`${runDir} already finished at tick ${state.tick} with ${state.verdict}; nothing to resume${repaired ? " (its black box was repaired)" : ""}`);
+      return 0;
+    }
+    return printOutcome(state, runDir, json, true);
+  }
+  writeAtomic(`${runDir}/run.json`, canonicalPretty({ ...meta, resumed_at: new Date().toISOString(), resume_wall_ms: Math.round(performance.now() - t0), verdict: state.verdict, ticks: state.tick }));
+  if (state.verdict === null) {
+    console.error(`arrow resume: interrupted at tick ${state.tick}; continue with: arrow resume ${runDir}`);
+    return 130;
+  }
+  return printOutcome(state, runDir, json, quiet);
 }

@@ -10,13 +10,15 @@ import { canonicalPretty } from "../model/json.ts";
 import { acquireLock, LockedError } from "../runtime/lock.ts";
 import { writeAtomic } from "../runtime/atomic.ts";
 import { intFlag, parse } from "./args.ts";
-import { resolveBuiltin, type Resolved, resolvePlanFile } from "./catalog.ts";
+import { resolveBuiltin, resolvePlanFile } from "./catalog.ts";
 import { InputError, UsageError } from "./errors.ts";
 import { Progress, statusTable } from "./progress.ts";
 import { sandboxSetup } from "./sandbox.ts";
 
 /** Default pause between ticks while a dashboard is watching, so a person can follow the run. */
 export const LIVE_TICK_MS = 300;
+/** Default pause on the real path: a few training stages per tick, so a hang is three ticks without a stage. */
+export const REAL_TICK_MS = 100;
 
 export const help = `Usage: arrow run (--scenario <name> | <plan.yaml>) [options]
 
@@ -29,7 +31,8 @@ Options:
   --scenario <name>  Run a built-in scenario (see arrow scenarios)
   --faults <file>    Fault script to apply to your own plan (same fault kinds as the scenarios)
   --real             Real path: real data, real OLS baseline, real GBDT trainer subprocess
-  --tick-ms <n>      Wall-clock pause between ticks (default 0; results do not depend on it)
+  --tick-ms <n>      Wall-clock pause between ticks (default 0, or ${REAL_TICK_MS} with --real, where it must
+                     stay well above a training stage's time; mock results do not depend on it)
   --max-ticks <n>    Fuse whatever still runs after this many ticks (default 5000)
   --runs-dir <dir>   Where run directories go (default ./runs)
   --json             Print one JSON object at the end instead of progress
@@ -51,9 +54,9 @@ export function runId(name: string): string {
   return `${t}-${name}-${[...rand].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
 
-export function summary(res: Resolved, state: RunState, runDir: string) {
+export function summary(state: RunState, runDir: string) {
   return {
-    scenario: res.name,
+    scenario: state.scenario,
     verdict: state.verdict,
     run_dir: runDir,
     ticks: state.tick,
@@ -97,7 +100,13 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (values.data && !values.target) throw new UsageError("arrow run: --data needs --target <column>");
   if (values.target && !values.data) throw new UsageError("arrow run: --target needs --data <file.csv>");
-  const tickMs = intFlag("run", "tick-ms", values["tick-ms"], 0, serve ? LIVE_TICK_MS : 0);
+  const tickMs = intFlag(
+    "run",
+    "tick-ms",
+    values["tick-ms"],
+    0,
+    serve ? LIVE_TICK_MS : values.real ? REAL_TICK_MS : 0,
+  );
   const port = intFlag("run", "port", values.port, 0, 8765);
   const maxTicks = intFlag("run", "max-ticks", values["max-ticks"], 1, 5000);
   const mode: Mode = values.real ? "real" : "mock";
@@ -181,13 +190,12 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`arrow run: interrupted at tick ${final.tick}; continue with: arrow resume ${runDir}`);
     return 130;
   }
-  const code = printOutcome(res, final, runDir, json, quiet);
+  const code = printOutcome(final, runDir, json, quiet);
   if (live) await live.hold();
   return code;
 }
 
 export function printOutcome(
-  res: Resolved,
   final: RunState,
   runDir: string,
   json: boolean,
@@ -200,7 +208,7 @@ export function printOutcome(
       node: i.node,
       ladder: i.ladder,
     }));
-    console.log(JSON.stringify({ ...summary(res, final, runDir), incidents }));
+    console.log(JSON.stringify({ ...summary(final, runDir), incidents }));
     return 0;
   }
   if (!quiet) console.log("\n" + statusTable(final) + "\n");

@@ -78,8 +78,10 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (!Deno.statSync(runsDir).isDirectory) throw new InputError(`arrow serve: ${given} is not a directory`);
   const served = startDashboard({ runsDir, port, host: values.host as string | undefined }, "serve");
+  // Listen for Ctrl-C before telling anyone where we are, so an early Ctrl-C still stops cleanly.
+  const interrupted = untilInterrupted();
   console.log(`arrow serve: ${served.url}  (runs in ${runsDir}; Ctrl-C to stop)`);
-  await untilInterrupted();
+  await interrupted;
   await served.close();
   return 0;
 }

@@ -139,6 +139,8 @@ export interface NodeState {
   cause: IncidentType | null;
   /** Checkpoint the next start resumes from. */
   resume: string | null;
+  /** Checkpoint the current attempt resumed from (what a crash-resumed worker starts from again). */
+  from: string | null;
   /** Kill pending for the next checkpoint boundary. */
   killAtCkpt: "SUPERSEDED_KILL" | null;
 }
@@ -198,6 +200,7 @@ export function initialNode(spawned: boolean): NodeState {
     claim: null,
     cause: null,
     resume: null,
+    from: null,
     killAtCkpt: null,
   };
 }

@@ -63,6 +63,7 @@ export function admit(tx: Tx, id: NodeId, history: { from: NodeId; step: number;
     finishing: false,
     manifest: null,
     resume: null,
+    from: resume,
   };
   if (resume === null) {
     tx.emit({
@@ -231,6 +232,7 @@ export function hung(tx: Tx, id: NodeId): void {
         started: tx.tick,
         stalled: 0,
         ckpts: ns.ckpts.filter((c) => c.step <= step),
+        from: resume,
         cause: "HUNG_RESTART",
       },
     });

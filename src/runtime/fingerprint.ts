@@ -73,7 +73,10 @@ export class Fingerprinter {
         const p = `${abs}/${d.name}`;
         const r = rel ? `${rel}/${d.name}` : d.name;
         if (d.isDirectory) walk(p, r);
-        else files.set(r, this.#hash(p, d.isSymlink));
+        else {
+          const hash = this.#hash(p, d.isSymlink);
+          if (hash !== null) files.set(r, hash);
+        }
       }
     };
     walk(dir, "");
@@ -81,7 +84,17 @@ export class Fingerprinter {
     return { fp: fingerprintOf(files), files };
   }
 
-  #hash(path: string, symlink: boolean): string {
+  /** The file's hash, or null when it vanished after the directory was listed (a writer renamed it away). */
+  #hash(path: string, symlink: boolean): string | null {
+    try {
+      return this.#hashOf(path, symlink);
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound || (e as { code?: string }).code === "ENOENT") return null;
+      throw e;
+    }
+  }
+
+  #hashOf(path: string, symlink: boolean): string {
     const st = lstatSync(path, { bigint: true });
     const hit = this.#cache.get(path);
     const racy = st.mtimeNs + RACY_NS >= this.#lastScanNs;

@@ -6,6 +6,7 @@
  * @module
  */
 import type { PlanNode } from "../graph/types.ts";
+import { canonical } from "../model/json.ts";
 import type { RunState } from "../model/state.ts";
 import { parents } from "../model/topology.ts";
 import type { InputRef, WorkerConfig } from "../../scripts/lib/config.ts";
@@ -147,7 +148,7 @@ export function workerCommand(ctx: LaunchContext, builtins: Record<string, Built
         ...d.env,
         ...arrowEnv,
         // A plain (free-running) worker has no handshake: it reads its config and resume point from the env.
-        ...(b && !b.lockstep ? { ARROW_CONFIG: JSON.stringify(config) } : {}),
+        ...(b && !b.lockstep ? { ARROW_CONFIG: canonical(config) } : {}),
         ...(b && !b.lockstep && ctx.resume ? { ARROW_RESUME_FROM: `${scope}/${ctx.resume}` } : {}),
       },
       cwd: scope,
@@ -180,9 +181,11 @@ export function workerCommand(ctx: LaunchContext, builtins: Record<string, Built
       config: null,
     };
   }
-  const shadow = `${runDir}/.arrow/shadow/${node.id}`;
+  // One shadow per attempt, so a restarted node is not blamed again for what an earlier attempt left there.
+  const shadow = `${runDir}/.arrow/shadow/${node.id}.${ctx.attempt}`;
+  mirrorScopes(shadow, state.plan.nodes.map((n) => n.scope));
   const inputs = Object.values(refs(ctx, "artifact")).map((r) => r.scope);
-  const bw = bwrapArgs({ scope, nodes: `${runDir}/nodes`, shadow, readable: inputs, logs: `${runDir}/logs` });
+  const bw = bwrapArgs({ scope, run: runDir, shadow, readable: inputs });
   return {
     cmd: ctx.bwrap,
     args: [...bw, "--", ...argv],
@@ -197,15 +200,26 @@ export function workerCommand(ctx: LaunchContext, builtins: Record<string, Built
 }
 
 /**
- * bubblewrap arguments: the whole filesystem read-only; the run's nodes/ replaced by a per-node shadow
- * directory (so a stray write lands somewhere harmless and visible); the node's own scope bound back
- * read-write and its inputs read-only on top; no network, own session, dies with arrow.
+ * Creates every scope's directory (empty) in a shadow, so that a sandboxed write into another node's scope
+ * lands there — visible to the supervisor — instead of failing on a missing directory and leaving no trace.
+ */
+export function mirrorScopes(shadow: string, scopes: readonly string[]): void {
+  for (const s of scopes) Deno.mkdirSync(`${shadow}/${s}`, { recursive: true });
+}
+
+/**
+ * bubblewrap arguments: the whole filesystem read-only with a private /tmp; the run directory visible
+ * read-only (also when it lives under /tmp) but its .arrow/ (snapshots of every scope) hidden; the run's
+ * nodes/ replaced by a per-node shadow directory (so a stray write lands somewhere harmless and visible); the
+ * node's own scope bound back read-write and its inputs read-only on top; no network, own session, dies
+ * with arrow.
  */
 export function bwrapArgs(
-  o: { scope: string; nodes: string; shadow: string; readable: string[]; logs: string; hide?: string[] },
+  o: { scope: string; run: string; shadow: string; readable: string[]; hide?: string[] },
 ): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
-  args.push("--bind", o.shadow, o.nodes);
+  args.push("--ro-bind", o.run, o.run, "--tmpfs", `${o.run}/.arrow`);
+  args.push("--bind", o.shadow, `${o.run}/nodes`);
   for (const r of o.readable) args.push("--ro-bind", r, r);
   args.push("--bind", o.scope, o.scope);
   for (const h of o.hide ?? []) args.push("--tmpfs", h);

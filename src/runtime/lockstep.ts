@@ -24,10 +24,10 @@ export class Lockstep {
     this.#reader = proc.child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   }
 
-  /** Sends one line without waiting for an answer (the config handshake). */
-  send(obj: unknown): void {
+  /** Sends one line of JSON text without waiting for an answer (the config handshake). */
+  sendLine(json: string): void {
     if (this.#closed) return;
-    this.#writer.write(new TextEncoder().encode(JSON.stringify(obj) + "\n")).catch(() => {});
+    this.#writer.write(new TextEncoder().encode(json + "\n")).catch(() => {});
   }
 
   /** Sends a tick and waits for the ack; null when the worker ended (or broke the protocol) first. */

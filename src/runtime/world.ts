@@ -7,6 +7,7 @@
  */
 import type { NodeId, PlanNode } from "../graph/types.ts";
 import type { Action } from "../model/actions.ts";
+import { canonical } from "../model/json.ts";
 import type { RunState } from "../model/state.ts";
 import { nodeOf } from "../model/topology.ts";
 import { emptyNodeObs, type NodeObs, type Observations } from "../model/observe.ts";
@@ -17,7 +18,7 @@ import { BlobStore, type FileMap } from "./blobs.ts";
 import { Fingerprinter } from "./fingerprint.ts";
 import { type BuiltinWorker, type Command, scopeDir, standbyKey, workerCommand } from "./launch.ts";
 import { Lockstep } from "./lockstep.ts";
-import { spawn, type Spawned, stopGroup } from "./proc.ts";
+import { spawn, type Spawned, stopGroup, stopRecorded } from "./proc.ts";
 import { JsonlTail, metricPoints } from "./tail.ts";
 
 interface Handle {
@@ -266,7 +267,9 @@ export class World {
       }
       if (cmd.lockstep) lock = new Lockstep(proc);
     }
-    if (lock && cmd.config) lock.send({ config: cmd.config });
+    // Canonical JSON: a worker's output may depend on its config's bytes (its code_sha does), and a state
+    // rebuilt from replay.jsonl has sorted keys where the original had the plan's order.
+    if (lock && cmd.config) lock.sendLine(canonical({ config: cmd.config }));
     const metrics = new JsonlTail(`${scope}/metrics.jsonl`);
     if (!fresh || catchup > 0) metrics.skipToEnd();
     this.handles.set(id, {
@@ -460,6 +463,71 @@ export class World {
   #logProc(op: "start" | "stop", node: NodeId, p: Spawned): void {
     const line = JSON.stringify({ op, node, pid: p.pid, start: p.startTime });
     appendDurable(`${this.runDir}/.arrow/procs.jsonl`, line + "\n", false);
+  }
+
+  /**
+   * Stops every process group a dead arrow left behind, as recorded in .arrow/procs.jsonl (a recorded
+   * start time guards against recycled pids). Returns the pids that were still alive.
+   */
+  async stopLeftovers(): Promise<number[]> {
+    let text = "";
+    try {
+      text = Deno.readTextFileSync(`${this.runDir}/.arrow/procs.jsonl`);
+    } catch {
+      return [];
+    }
+    const live = new Map<number, string | null>();
+    for (const line of text.split("\n")) {
+      try {
+        const r = JSON.parse(line) as { op: string; pid: number; start: string | null };
+        if (r.op === "start") live.set(r.pid, r.start);
+        else live.delete(r.pid);
+      } catch {
+        // a torn last line: the process it names is covered by its own start line or never started
+      }
+    }
+    const stopped = await Promise.all([...live].map(async ([pid, start]) => (await stopRecorded(pid, start)) ? pid : 0));
+    Deno.writeTextFileSync(`${this.runDir}/.arrow/procs.jsonl`, "");
+    return stopped.filter((p) => p > 0);
+  }
+
+  /** Drops scope-journal lines after `tick` (they describe a tick the crash left unpersisted). */
+  truncateJournal(tick: number): void {
+    const path = `${this.runDir}/.arrow/scopes.jsonl`;
+    let text = "";
+    try {
+      text = Deno.readTextFileSync(path);
+    } catch {
+      return;
+    }
+    const keep = text.split("\n").filter((line) => {
+      try {
+        return (JSON.parse(line) as { tick: number }).tick <= tick;
+      } catch {
+        return false;
+      }
+    });
+    writeAtomic(path, keep.map((l) => l + "\n").join(""));
+  }
+
+  /**
+   * Restarts a node that was running when arrow died. A lock-step worker starts again from the checkpoint
+   * its attempt began with and fast-forwards through the ticks it had already served (writing nothing: its
+   * scope was restored byte for byte), so the run continues exactly as if uninterrupted. A free-running
+   * worker restarts from its last checkpoint.
+   */
+  resumeNode(state: RunState, id: NodeId): void {
+    const ns = state.nodes[id]!;
+    const node = nodeOf(state.plan, id);
+    const probe = workerCommand(
+      { runDir: this.runDir, state, node, attempt: ns.attempt, resume: null, catchup: 0, bwrap: this.#bwrap },
+      this.#builtins,
+    );
+    if (probe.lockstep) {
+      this.start(state, id, ns.attempt, false, ns.from, Math.max(0, state.tick - ns.started));
+    } else {
+      this.start(state, id, ns.attempt, false, ns.ckpts.at(-1)?.file ?? ns.from, 0);
+    }
   }
 
   /** Stops every worker. */

@@ -39,7 +39,7 @@ export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
   const hosts = deps.hosts ? new Set(deps.hosts) : null;
 
-  app.use("*", async (c, next) => {
+  app.use("*", async (c, next): Promise<Response | void> => {
     const secure = () => {
       c.header("content-security-policy", CSP);
       c.header("x-content-type-options", "nosniff");
@@ -59,7 +59,19 @@ export function createApp(deps: AppDeps): Hono {
     secure();
   });
 
-  app.get("/", (c) => asset(c.req.header("if-none-match"), "/"));
+  app.get("/", (c) => {
+    const res = asset(c.req.header("if-none-match"), "/");
+    // Start fetching the run's data while the script still loads; the id is a validated plain name.
+    const id = c.req.query("run");
+    if (id && res.status === 200 && runDirOf(deps.runsDir, id)) {
+      const base = `/api/runs/${encodeURIComponent(id)}`;
+      res.headers.set(
+        "link",
+        `<${base}/summary>; rel=preload; as=fetch; crossorigin, <${base}/replay>; rel=preload; as=fetch; crossorigin`,
+      );
+    }
+    return res;
+  });
   app.get("/assets/:file", (c) => asset(c.req.header("if-none-match"), `/assets/${c.req.param("file")}`));
 
   app.get("/api/runs", (c) => {

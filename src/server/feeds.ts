@@ -20,6 +20,8 @@ const POLL_MS = 100;
 export class Feeds {
   #pinned = new Map<string, ReplayFeed>();
   #watched = new Map<string, Watched>();
+  /** Watchers being stopped after their last reader left; close() waits for them too. */
+  #stopping = new Set<Promise<void>>();
   #closed = false;
 
   /** Registers a run this process drives; the caller pokes the feed after each tick. */
@@ -54,7 +56,9 @@ export class Feeds {
         if (--entry.users > 0) return;
         if (this.#watched.get(id) === entry) this.#watched.delete(id);
         entry.feed.close();
-        void entry.stop();
+        const stopping = entry.stop();
+        this.#stopping.add(stopping);
+        void stopping.finally(() => this.#stopping.delete(stopping));
       },
     };
   }
@@ -68,7 +72,7 @@ export class Feeds {
       return w.stop();
     });
     this.#watched.clear();
-    await Promise.all(stops);
+    await Promise.all([...stops, ...this.#stopping]);
   }
 }
 

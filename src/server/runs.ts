@@ -49,7 +49,8 @@ export function runDirOf(runsDir: string, id: string): string | null {
   if (!RUN_ID.test(id) || id.length > 200) return null;
   const dir = `${runsDir}/${id}`;
   if (!isRealDir(dir)) return null;
-  return isFile(`${dir}/replay.jsonl`) || isFile(`${dir}/state.json`) ? dir : null;
+  // run.json alone: `arrow run` has created the run but not yet written its first tick.
+  return ["replay.jsonl", "state.json", "run.json"].some((f) => isFile(`${dir}/${f}`)) ? dir : null;
 }
 
 function readJson(path: string): Record<string, unknown> | null {

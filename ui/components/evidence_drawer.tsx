@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * The evidence drawer: everything an incident recorded, so a person can check the call without rerunning
  * anything. Values are shown as JSON text, never interpreted.
@@ -38,7 +39,12 @@ export function EvidenceDrawer({ view }: { view: ViewModel }) {
       </dl>
       <h4>Evidence</h4>
       <dl class="evidence">
-        {Object.entries(i.evidence).map(([k, v]) => [<dt key={`k-${k}`}>{k}</dt>, <dd key={`v-${k}`}><pre>{show(v)}</pre></dd>])}
+        {Object.entries(i.evidence).map(([k, v]) => [
+          <dt key={`k-${k}`}>{k}</dt>,
+          <dd key={`v-${k}`}>
+            <pre>{show(v)}</pre>
+          </dd>,
+        ])}
       </dl>
     </aside>
   );

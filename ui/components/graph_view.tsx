@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * The task graph as SVG: shape = node kind, fill = status, line style = edge kind, back-edges labelled with
  * laps spent. Nodes that do not exist yet (spawn-only, before graph surgery) are left out of their reserved
@@ -15,11 +16,14 @@ const EDGE_COLOR: Record<EdgeKind, string> = { artifact: "#475569", stream: "#02
 
 function shapeOf(b: NodeBox, fill: string) {
   const { w, h } = b;
-  const common = { class: "shape", fill, stroke: "#1e293b", strokeWidth: 1.5 };
+  const common = { class: "shape", fill, stroke: "#1e293b", "stroke-width": 1.5 };
   if (b.kind === "long") return <rect {...common} x={-w / 2} y={-h / 2} width={w} height={h} rx={h / 2} />;
   if (b.kind === "reactive") {
     const c = 14;
-    const pts = [[-w / 2 + c, -h / 2], [w / 2 - c, -h / 2], [w / 2, 0], [w / 2 - c, h / 2], [-w / 2 + c, h / 2], [
+    const pts = [[-w / 2 + c, -h / 2], [w / 2 - c, -h / 2], [w / 2, 0], [w / 2 - c, h / 2], [
+      -w / 2 + c,
+      h / 2,
+    ], [
       -w / 2,
       0,
     ]];
@@ -30,15 +34,15 @@ function shapeOf(b: NodeBox, fill: string) {
 
 const clip = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + "…" : s);
 
-function detail(b: NodeBox, ns: NodeState): string {
-  if (b.kind === "long" && ns.step > 0) {
-    return `step ${ns.step}${ns.best !== null ? ` · best ${ns.best.toFixed(3)}` : ""}`;
-  }
-  return ns.status + (ns.cause ? " ·" : "");
+/** Progress of a long node: its step and best dev metric so far. */
+function progress(ns: NodeState): string | null {
+  if (ns.step <= 0) return null;
+  return `step ${ns.step}${ns.best !== null ? ` · best ${ns.best.toFixed(3)}` : ""}`;
 }
 
 function Node({ b, ns, grown }: { b: NodeBox; ns: NodeState; grown: boolean }) {
   const look = STATUS_LOOK[ns.status];
+  const prog = b.kind === "long" ? progress(ns) : null;
   return (
     <g
       class={`node kind-${b.kind}${grown ? " grown" : ""}`}
@@ -46,11 +50,14 @@ function Node({ b, ns, grown }: { b: NodeBox; ns: NodeState; grown: boolean }) {
       data-status={ns.status}
       transform={`translate(${b.x},${b.y})`}
     >
-      <title>{`${b.id} — ${b.title} (${b.kind}, ${b.role}): ${ns.status}${ns.cause ? `, ${ns.cause}` : ""}`}</title>
+      <title>
+        {`${b.id} — ${b.title} (${b.kind}, ${b.role}): ${ns.status}${ns.cause ? `, ${ns.cause}` : ""}`}
+      </title>
       {shapeOf(b, look.fill)}
-      <text class="nid" y={-9} fill={look.ink} textAnchor="middle">{b.id}</text>
-      <text class="ntitle" y={6} fill={look.ink} textAnchor="middle">{clip(b.title, 18)}</text>
-      <text class="nstatus" y={20} fill={look.ink} textAnchor="middle">{clip(detail(b, ns), 22)}</text>
+      <text class="nid" y={prog ? -13 : -9} fill={look.ink} text-anchor="middle">{b.id}</text>
+      <text class="ntitle" y={prog ? 1 : 6} fill={look.ink} text-anchor="middle">{clip(b.title, 17)}</text>
+      <text class="nstatus" y={prog ? 13 : 20} fill={look.ink} text-anchor="middle">{ns.status}</text>
+      {prog && <text class="nprog" y={24} fill={look.ink} text-anchor="middle">{prog}</text>}
     </g>
   );
 }
@@ -62,12 +69,12 @@ function Edge({ e, lap }: { e: EdgeRoute; lap: number | null }) {
         d={pathOf(e.points)}
         fill="none"
         stroke={EDGE_COLOR[e.kind]}
-        strokeWidth={e.kind === "back_edge" ? 2 : 1.6}
-        strokeDasharray={EDGE_DASH[e.kind]}
-        markerEnd={`url(#arrow-${e.kind})`}
+        stroke-width={e.kind === "back_edge" ? 2 : 1.6}
+        stroke-dasharray={EDGE_DASH[e.kind]}
+        marker-end={`url(#arrow-${e.kind})`}
       />
       {e.kind === "back_edge" && (
-        <text class="laps" x={e.mid.x} y={e.mid.y - 6} textAnchor="middle" fill={EDGE_COLOR.back_edge}>
+        <text class="laps" x={e.mid.x} y={e.mid.y - 6} text-anchor="middle" fill={EDGE_COLOR.back_edge}>
           {`laps ${lap ?? 0}/${e.laps ?? "?"}`}
         </text>
       )}

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * The incident stream, newest first, each coloured by its ladder rung. Clicking one opens its evidence.
  * Incident text comes from agents' worlds (paths, notes), so it is only ever rendered as text.

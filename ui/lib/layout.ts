@@ -44,12 +44,12 @@ export interface Layout {
 }
 
 export const NODE_W = 120;
-export const NODE_H = 58;
+export const NODE_H = 62;
 const MARGIN = 24;
 
 export function layoutPlan(plan: Plan): Layout {
   const g = new dagre.graphlib.Graph({ multigraph: true });
-  g.setGraph({ rankdir: "LR", nodesep: 30, ranksep: 52, edgesep: 16, marginx: MARGIN, marginy: MARGIN });
+  g.setGraph({ rankdir: "LR", nodesep: 26, ranksep: 44, edgesep: 16, marginx: MARGIN, marginy: MARGIN });
   g.setDefaultEdgeLabel(() => ({}));
   for (const id of plan.order) g.setNode(id, { width: NODE_W, height: NODE_H });
   plan.edges.forEach((e, i) => {

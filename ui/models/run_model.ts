@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * One run's data in the browser: the replay lines received so far (fetched at once, then followed over
  * server-sent events while the run is live), its summary and where the connection stands.

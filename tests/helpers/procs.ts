@@ -1,0 +1,47 @@
+/**
+ * Process helpers for crash tests: find every live process that belongs to a run directory (by its command
+ * line or environment), and wait for a condition on disk.
+ *
+ * @module
+ */
+
+/** Pids of live processes whose command line or environment mentions `needle` (this process excluded). */
+export function processesMentioning(needle: string): number[] {
+  const out: number[] = [];
+  for (const d of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(d.name) || Number(d.name) === Deno.pid) continue;
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${d.name}/stat`);
+      if (/\) Z /.test(stat)) continue;
+      const cmd = Deno.readTextFileSync(`/proc/${d.name}/cmdline`);
+      let env = "";
+      try {
+        env = Deno.readTextFileSync(`/proc/${d.name}/environ`);
+      } catch {
+        env = "";
+      }
+      if (cmd.includes(needle) || env.includes(needle)) out.push(Number(d.name));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return out;
+}
+
+/** Resolves once `check()` is true, checking every `everyMs`; rejects after `timeoutMs`. */
+export async function until(check: () => boolean, timeoutMs: number, what: string, everyMs = 5): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+export function lineCount(path: string): number {
+  try {
+    const t = Deno.readTextFileSync(path);
+    return t.split("\n").length - 1;
+  } catch {
+    return 0;
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * Any program can be a node's worker. A non-Deno child (Python) that writes outside its scope is stopped by
+ * bubblewrap — the write lands in the node's shadow, where the supervisor sees it and blames the writer — and,
+ * without bubblewrap, the fingerprint guard still sees the foreign change and reverts it.
+ */
+import { deepEqual, equal, ok } from "node:assert/strict";
+import { findBwrap } from "../src/cli/sandbox.ts";
+import { loadPlan } from "../src/graph/load.ts";
+import type { Plan } from "../src/graph/types.ts";
+import { PYTHON, runReal } from "./helpers/real.ts";
+
+/** C → A → B. B writes its own scope, its input A and the unrelated C; only the first is its lane. */
+const STRAY = [
+  "import json, sys",
+  "for path in sys.argv[1:]:",
+  "    try:",
+  "        open(path, 'w').write('written by B\\n')",
+  "    except OSError as e:",
+  "        print('refused:', path, e)",
+  "json.dump({'node': 'B'}, open('results.json', 'w'))",
+].join("\n");
+
+function plan(): Plan {
+  const done = (id: string) => ({
+    type: "command",
+    argv: ["sh", "-c", `echo ${id} > out.txt && printf '{"node":"${id}"}' > results.json`],
+  });
+  const text = JSON.stringify({
+    question: "Is a stray write by any program caught?",
+    protocol: { version: "p1", metric: "dev_r2", direction: "maximize" },
+    nodes: [
+      { id: "C", kind: "fast", role: "other", worker: done("C") },
+      { id: "A", kind: "fast", role: "other", worker: done("A") },
+      {
+        id: "B",
+        kind: "fast",
+        role: "other",
+        worker: {
+          type: "command",
+          argv: [PYTHON, "-c", STRAY, "own.txt", "{nodes}/A/leak.txt", "{nodes}/C/leak.txt"],
+        },
+      },
+    ],
+    edges: [{ from: "C", to: "A", kind: "artifact" }, { from: "A", to: "B", kind: "artifact" }],
+  });
+  const r = loadPlan(text, "stray.yaml");
+  if (!r.plan) throw new Error(JSON.stringify(r.errors));
+  return r.plan;
+}
+
+const exists = (p: string) => {
+  try {
+    Deno.statSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+Deno.test({
+  name: "a Python child's write outside its scope is stopped by bubblewrap and blamed on it",
+  ignore: (await findBwrap()) === null,
+  fn: async () => {
+    const r = await runReal("stray_bwrap", plan(), [], { bwrap: await findBwrap(), tickMs: 20 });
+    try {
+      deepEqual(r.triples, [["SCOPE_VIOLATION", "B", "blame_routing"]]);
+      const ev = r.incidents[0]!.evidence as { writer: string; attempts: unknown[] };
+      equal(ev.writer, "B");
+      deepEqual(ev.attempts, [{
+        op: "write",
+        path: "nodes/C/leak.txt",
+        reverted: false,
+        stopped_by: "bwrap-shadow",
+      }]);
+      equal(exists(`${r.dir}/nodes/C/leak.txt`), false);
+      equal(exists(`${r.dir}/nodes/A/leak.txt`), false);
+      ok(
+        Deno.readTextFileSync(`${r.dir}/logs/B.out`).includes("Read-only file system"),
+        "the input is read-only",
+      );
+      equal(exists(`${r.dir}/.arrow/shadow/B.1/C/leak.txt`), true);
+      equal(r.state.nodes.B!.status, "blocked");
+    } finally {
+      await Deno.remove(r.dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test("without bubblewrap, the fingerprint guard sees the foreign writes and reverts them", async () => {
+  const r = await runReal("stray_plain", plan(), [], { bwrap: null, tickMs: 20 });
+  try {
+    deepEqual(r.triples, [["SCOPE_VIOLATION", "C", "blame_routing"], [
+      "SCOPE_VIOLATION",
+      "A",
+      "blame_routing",
+    ]]);
+    for (const i of r.incidents) {
+      const ev = i.evidence as { writer: string; attempts: { path: string; reverted: boolean }[] };
+      equal(ev.writer, "unattributed");
+      deepEqual(ev.attempts.map((a) => [a.path, a.reverted]), [[`nodes/${i.node}/leak.txt`, true]]);
+      equal(exists(`${r.dir}/nodes/${i.node}/leak.txt`), false);
+    }
+  } finally {
+    await Deno.remove(r.dir, { recursive: true });
+  }
+});
