@@ -28,7 +28,19 @@ function killPoints(name: string): { label: string; lines: number }[] {
 
 function spawnRun(name: string, runsDir: string, tickMs: number): Deno.ChildProcess {
   return new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}src/cli/main.ts`, "run", "--scenario", name, "--runs-dir", runsDir, "--tick-ms", String(tickMs), "--quiet"],
+    args: [
+      "run",
+      "-A",
+      `${ROOT}src/cli/main.ts`,
+      "run",
+      "--scenario",
+      name,
+      "--runs-dir",
+      runsDir,
+      "--tick-ms",
+      String(tickMs),
+      "--quiet",
+    ],
     stdout: "null",
     stderr: "null",
   }).spawn();
@@ -43,18 +55,32 @@ async function killAndResume(name: string, point: { label: string; lines: number
   const runsDir = await Deno.makeTempDir({ prefix: `arrow-crash-${name}-` });
   const child = spawnRun(name, runsDir, 15);
   let runDir: string | undefined;
-  await until(() => (runDir = runDir ?? runDirIn(runsDir)) !== undefined && lineCount(`${runDir}/replay.jsonl`) >= point.lines, 20_000, `${name} to reach ${point.lines} replay lines`);
+  await until(
+    () =>
+      (runDir = runDir ?? runDirIn(runsDir)) !== undefined &&
+      lineCount(`${runDir}/replay.jsonl`) >= point.lines,
+    20_000,
+    `${name} to reach ${point.lines} replay lines`,
+  );
   child.kill("SIGKILL");
   await child.status;
   const r = await arrow(["resume", runDir!, "--quiet"]);
   equal(r.code, 0, `${name} (${point.label}): ${r.stderr}`);
   for (const f of ["incidents.jsonl", "replay.jsonl"]) {
-    equal(Deno.readTextFileSync(`${runDir}/${f}`), Deno.readTextFileSync(`${GOLDEN}/${name}/${f}`), `${name} killed ${point.label} (after ${point.lines} lines): ${f} differs`);
+    equal(
+      Deno.readTextFileSync(`${runDir}/${f}`),
+      Deno.readTextFileSync(`${GOLDEN}/${name}/${f}`),
+      `${name} killed ${point.label} (after ${point.lines} lines): ${f} differs`,
+    );
   }
   const check = await arrow(["replay", runDir!, "--check", "--json"]);
   equal(check.code, 0, `${name} (${point.label}): final state equals the uninterrupted one's rebuild`);
   const left = processesMentioning(runDir!);
-  equal(left.length, 0, `${name} (${point.label}): processes of the killed run still alive: ${left.join(", ")}`);
+  equal(
+    left.length,
+    0,
+    `${name} (${point.label}): processes of the killed run still alive: ${left.join(", ")}`,
+  );
   await Deno.remove(runsDir, { recursive: true });
   return `${name}@${point.lines}`;
 }
@@ -70,7 +96,12 @@ async function interruptedRun(name: string, lines: number): Promise<{ runsDir: s
   const runsDir = await Deno.makeTempDir({ prefix: `arrow-${name}-` });
   const child = spawnRun(name, runsDir, 15);
   let runDir: string | undefined;
-  await until(() => (runDir = runDir ?? runDirIn(runsDir)) !== undefined && lineCount(`${runDir}/replay.jsonl`) >= lines, 20_000, "the run to progress");
+  await until(
+    () =>
+      (runDir = runDir ?? runDirIn(runsDir)) !== undefined && lineCount(`${runDir}/replay.jsonl`) >= lines,
+    20_000,
+    "the run to progress",
+  );
   child.kill("SIGKILL");
   await child.status;
   return { runsDir, runDir: runDir! };
@@ -78,11 +109,16 @@ async function interruptedRun(name: string, lines: number): Promise<{ runsDir: s
 
 Deno.test("a torn last replay line is dropped, reported once, and the run still ends identical", async () => {
   const { runsDir, runDir } = await interruptedRun("plateau", 8);
-  Deno.writeTextFileSync(`${runDir}/replay.jsonl`, '{"events":[{"e":"metric","node":"N4","st', { append: true });
+  Deno.writeTextFileSync(`${runDir}/replay.jsonl`, '{"events":[{"e":"metric","node":"N4","st', {
+    append: true,
+  });
   const r = await arrow(["resume", runDir]);
   equal(r.code, 0, r.stderr);
   equal((r.stdout.match(/dropped a torn last line of replay\.jsonl \(\d+ bytes\)/g) ?? []).length, 1);
-  equal(Deno.readTextFileSync(`${runDir}/replay.jsonl`), Deno.readTextFileSync(`${GOLDEN}/plateau/replay.jsonl`));
+  equal(
+    Deno.readTextFileSync(`${runDir}/replay.jsonl`),
+    Deno.readTextFileSync(`${GOLDEN}/plateau/replay.jsonl`),
+  );
   await Deno.remove(runsDir, { recursive: true });
 });
 
@@ -96,11 +132,17 @@ Deno.test("a corrupt or missing state.json is rebuilt from replay.jsonl on resum
   const r = await arrow(["resume", runDir]);
   equal(r.code, 0, r.stderr);
   match(r.stdout, /state\.json was corrupt; rebuilt from replay\.jsonl/);
-  equal(Deno.readTextFileSync(`${runDir}/incidents.jsonl`), Deno.readTextFileSync(`${GOLDEN}/green/incidents.jsonl`));
+  equal(
+    Deno.readTextFileSync(`${runDir}/incidents.jsonl`),
+    Deno.readTextFileSync(`${GOLDEN}/green/incidents.jsonl`),
+  );
   Deno.removeSync(`${runDir}/state.json`);
   const again = await arrow(["resume", runDir]);
   equal(again.code, 0);
-  match(again.stdout, /already finished at tick \d+ with RESEARCH ANSWERED; nothing to resume \(its black box was repaired\)/);
+  match(
+    again.stdout,
+    /already finished at tick \d+ with RESEARCH ANSWERED; nothing to resume \(its black box was repaired\)/,
+  );
   equal((await arrow(["replay", runDir, "--check"])).code, 0);
   await Deno.remove(runsDir, { recursive: true });
 });
@@ -139,7 +181,11 @@ Deno.test("one writer: a live run's directory is refused, a stale lock is taken 
   const runsDir = await Deno.makeTempDir();
   const child = spawnRun("green", runsDir, 400);
   let runDir: string | undefined;
-  await until(() => (runDir = runDir ?? runDirIn(runsDir)) !== undefined && lineCount(`${runDir}/replay.jsonl`) >= 2, 20_000, "the run to start");
+  await until(
+    () => (runDir = runDir ?? runDirIn(runsDir)) !== undefined && lineCount(`${runDir}/replay.jsonl`) >= 2,
+    20_000,
+    "the run to start",
+  );
   const refused = await arrow(["resume", runDir!]);
   equal(refused.code, 1);
   match(refused.stderr, new RegExp(`another arrow process \\(pid ${child.pid}\\) is running it`));
@@ -148,13 +194,20 @@ Deno.test("one writer: a live run's directory is refused, a stale lock is taken 
   const taken = await arrow(["resume", runDir!, "--tick-ms", "0"]);
   equal(taken.code, 0, taken.stderr);
   match(taken.stderr, new RegExp(`took over a stale lock left by pid ${child.pid}`));
-  equal(Deno.readTextFileSync(`${runDir}/replay.jsonl`), Deno.readTextFileSync(`${GOLDEN}/green/replay.jsonl`));
+  equal(
+    Deno.readTextFileSync(`${runDir}/replay.jsonl`),
+    Deno.readTextFileSync(`${GOLDEN}/green/replay.jsonl`),
+  );
   await Deno.remove(runsDir, { recursive: true });
 });
 
 Deno.test("arrow replay is a pure function of replay.jsonl: alone in a directory it rebuilds state.json", async (t) => {
   const runsDir = await Deno.makeTempDir();
-  const results = await pool(SCENARIOS, 2, (name) => arrow(["run", "--scenario", name, "--runs-dir", runsDir, "--json"]));
+  const results = await pool(
+    SCENARIOS,
+    2,
+    (name) => arrow(["run", "--scenario", name, "--runs-dir", runsDir, "--json"]),
+  );
   for (const [i, name] of SCENARIOS.entries()) {
     await t.step(name, async () => {
       const runDir = JSON.parse(results[i]!.stdout).run_dir as string;

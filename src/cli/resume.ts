@@ -61,7 +61,9 @@ export async function main(argv: string[]): Promise<number> {
     throw e;
   }
   if (lock.tookOverFrom !== null && !quiet) {
-    console.error(`arrow resume: took over a stale lock left by pid ${lock.tookOverFrom} (no longer running)`);
+    console.error(
+      `arrow resume: took over a stale lock left by pid ${lock.tookOverFrom} (no longer running)`,
+    );
   }
   const mode = String(meta.mode ?? "mock");
   const builtins = mode === "real" ? (await import("../../scripts/real/registry.ts")).BUILTINS : {};
@@ -84,10 +86,18 @@ export async function main(argv: string[]): Promise<number> {
     }, (r) => {
       if (quiet) return;
       const lines = [`arrow resume ${runDir}: continuing after tick ${r.recovery.state.tick}`];
-      if (r.recovery.torn) lines.push(`  dropped a torn last line of replay.jsonl (${r.recovery.torn} bytes)`);
-      if (r.recovery.stateFile !== "ok") lines.push(`  state.json was ${r.recovery.stateFile}; rebuilt from replay.jsonl`);
+      if (r.recovery.torn) {
+        lines.push(`  dropped a torn last line of replay.jsonl (${r.recovery.torn} bytes)`);
+      }
+      if (r.recovery.stateFile !== "ok") {
+        lines.push(`  state.json was ${r.recovery.stateFile}; rebuilt from replay.jsonl`);
+      }
       if (r.recovery.incidentsRepaired) lines.push("  incidents.jsonl rewritten to match replay.jsonl");
-      if (r.stopped.length) lines.push(`  stopped ${r.stopped.length} process group(s) left by the dead run: ${r.stopped.join(", ")}`);
+      if (r.stopped.length) {
+        lines.push(
+          `  stopped ${r.stopped.length} process group(s) left by the dead run: ${r.stopped.join(", ")}`,
+        );
+      }
       if (r.lost.length) lines.push(`  could not restore: ${r.lost.join(", ")}`);
       if (r.restarted.length) lines.push(`  restarted: ${r.restarted.join(", ")}`);
       console.log(lines.join("\n"));
@@ -104,13 +114,27 @@ export async function main(argv: string[]): Promise<number> {
   const { state, report } = out;
   if (report.recovery.state.verdict !== null) {
     if (!json) {
-      const repaired = report.recovery.torn || report.recovery.stateFile !== "ok" || report.recovery.incidentsRepaired;
-      console.log(`${runDir} already finished at tick ${state.tick} with ${state.verdict}; nothing to resume${repaired ? " (its black box was repaired)" : ""}`);
+      const repaired = report.recovery.torn || report.recovery.stateFile !== "ok" ||
+        report.recovery.incidentsRepaired;
+      console.log(
+        `${runDir} already finished at tick ${state.tick} with ${state.verdict}; nothing to resume${
+          repaired ? " (its black box was repaired)" : ""
+        }`,
+      );
       return 0;
     }
     return printOutcome(state, runDir, json, true);
   }
-  writeAtomic(`${runDir}/run.json`, canonicalPretty({ ...meta, resumed_at: new Date().toISOString(), resume_wall_ms: Math.round(performance.now() - t0), verdict: state.verdict, ticks: state.tick }));
+  writeAtomic(
+    `${runDir}/run.json`,
+    canonicalPretty({
+      ...meta,
+      resumed_at: new Date().toISOString(),
+      resume_wall_ms: Math.round(performance.now() - t0),
+      verdict: state.verdict,
+      ticks: state.tick,
+    }),
+  );
   if (state.verdict === null) {
     console.error(`arrow resume: interrupted at tick ${state.tick}; continue with: arrow resume ${runDir}`);
     return 130;

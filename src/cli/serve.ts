@@ -34,15 +34,13 @@ export function startDashboard(opts: ServeOptions, cmd: string): Served {
   try {
     return listen({ alive: isAlive, ...opts });
   } catch (e) {
+    // Binding is all listen() does that can fail: a taken port, a bad port or an address we cannot use.
     if (e instanceof Deno.errors.AddrInUse) {
       throw new InputError(
         `arrow ${cmd}: port ${opts.port} is already in use (pick another with --port, or 0)`,
       );
     }
-    if (e instanceof Deno.errors.AddrNotAvailable || e instanceof TypeError) {
-      throw new InputError(`arrow ${cmd}: cannot listen on ${host}: ${(e as Error).message}`);
-    }
-    throw e;
+    throw new InputError(`arrow ${cmd}: cannot listen on ${host} port ${opts.port}: ${(e as Error).message}`);
   }
 }
 

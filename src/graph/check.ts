@@ -39,7 +39,8 @@ export interface Checked {
 
 const key = (path: Path) => path.join("\u0000");
 
-export function checkDocument(doc: Document, schema: Schema, lines: LineCounter): Checked {
+/** `root` names the whole document in messages ("plan is missing …"); nested values are named by path. */
+export function checkDocument(doc: Document, schema: Schema, lines: LineCounter, root = "plan"): Checked {
   const problems: Problem[] = [];
   const valuePos = new Map<string, Pos>();
   const keyPosMap = new Map<string, Pos>();
@@ -49,12 +50,13 @@ export function checkDocument(doc: Document, schema: Schema, lines: LineCounter)
     return { line: p.line, col: p.col };
   };
   const report = (pos: Pos, message: string) => problems.push({ ...pos, message });
+  const child = (label: string, key: string) => (label === root ? key : `${label}.${key}`);
 
   const walk = (node: Node | null, sc: Schema, path: Path, label: string): unknown => {
     const pos = at(node);
     valuePos.set(key(path), pos);
     if (isAlias(node)) {
-      report(pos, `${label}: YAML aliases are not supported in plans`);
+      report(pos, `${label}: YAML aliases are not supported`);
       return undefined;
     }
     const nodeType = describe(node);
@@ -97,7 +99,7 @@ export function checkDocument(doc: Document, schema: Schema, lines: LineCounter)
           if (!variant) {
             return void report(
               at(tagPair.value as Node),
-              `${label}.${sc.tag} must be one of ${names.join(", ")}, got ${show(tagValue)}`,
+              `${child(label, sc.tag)} must be one of ${names.join(", ")}, got ${show(tagValue)}`,
             );
           }
           props = { ...variant.props };
@@ -117,12 +119,12 @@ export function checkDocument(doc: Document, schema: Schema, lines: LineCounter)
           if (sc.t === "tagged" && k === sc.tag) continue;
           keyPosMap.set(key([...path, k]), kPos);
           if (sc.t === "record") {
-            const v = walk(pair.value as Node, sc.values, [...path, k], `${label}.${k}`);
+            const v = walk(pair.value as Node, sc.values, [...path, k], child(label, k));
             if (v !== undefined) out[k] = v;
             continue;
           }
-          const child = props?.[k];
-          if (!child) {
+          const sub = props?.[k];
+          if (!sub) {
             const allowed = Object.keys(props ?? {});
             const hint = closest(k, allowed);
             report(
@@ -132,7 +134,7 @@ export function checkDocument(doc: Document, schema: Schema, lines: LineCounter)
             );
             continue;
           }
-          const v = walk(pair.value as Node, child, [...path, k], `${label}.${k}`);
+          const v = walk(pair.value as Node, sub, [...path, k], child(label, k));
           if (v !== undefined) out[k] = v;
         }
         for (const r of required) if (!seen.has(r)) report(pos, `${label} is missing required key "${r}"`);
@@ -189,7 +191,7 @@ export function checkDocument(doc: Document, schema: Schema, lines: LineCounter)
     }
   };
 
-  const value = walk(doc.contents as Node | null, schema, [], "plan");
+  const value = walk(doc.contents as Node | null, schema, [], root);
   const lookup = (map: Map<string, Pos>, path: Path): Pos => {
     for (let n = path.length; n >= 0; n--) {
       const p = map.get(key(path.slice(0, n))) ?? valuePos.get(key(path.slice(0, n)));

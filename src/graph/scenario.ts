@@ -94,8 +94,8 @@ export function loadScenario(text: string, file: string): ScenarioLoad {
       faultPos: [],
     };
   }
-  const checked = checkDocument(doc, scenarioSchema, lines);
-  const errors = checked.problems.map((p) => diag(p, p.message.replace(/^plan\b/, "scenario")));
+  const checked = checkDocument(doc, scenarioSchema, lines, "scenario");
+  const errors = checked.problems.map((p) => diag(p, p.message));
   const sc = checked.value as ScenarioFile;
   const faultPos = (sc?.faults ?? []).map((_, i) => checked.pos(["faults", i, "node"]));
   (sc?.faults ?? []).forEach((f, i) => {
@@ -143,12 +143,12 @@ export function loadFaults(
   }
   const list = isSeq(doc.contents);
   const schema = list ? s.arr(faultSchema) : s.obj({ faults: s.arr(faultSchema) }, ["faults"]);
-  const checked = checkDocument(doc, schema, lines);
+  const checked = checkDocument(doc, schema, lines, list ? "faults" : "fault script");
   const faults = (list ? checked.value : (checked.value as { faults?: Fault[] } | undefined)?.faults) as
     | Fault[]
     | undefined;
   const base = list ? [] : ["faults"];
   const faultPos = (faults ?? []).map((_, i) => checked.pos([...base, i, "node"]));
-  const errors = checked.problems.map((p) => diag(p, p.message.replace(/^plan\b/, "faults")));
+  const errors = checked.problems.map((p) => diag(p, p.message));
   return errors.length ? { errors, faultPos } : { faults: faults ?? [], errors: [], faultPos };
 }

@@ -57,7 +57,11 @@ export function judge(state: RunState): Judgement {
   for (const m of methods) {
     const ns = state.nodes[m]!;
     const score = methodScore(state, m);
-    if (["verified", "plateaued", "killed"].includes(ns.status) && score !== null) {
+    // A hang is a failure to make progress, so it counts against the method; a budget fuse does not
+    // say the method is worse, only that the run stopped it.
+    const failed = ns.status === "verified" || ns.status === "plateaued" ||
+      (ns.status === "killed" && ns.cause === "HUNG_RESTART");
+    if (failed && score !== null) {
       return {
         verdict: "NEGATIVE RESULT",
         detail: { ...detail, method: m, best_score: score, status: ns.status, best_step: ns.bestStep },

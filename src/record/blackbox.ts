@@ -75,10 +75,14 @@ export class BlackBox {
       throw new SyntaxError(`Cannot resume ${this.runDir}: replay.jsonl is missing`);
     }
     const parsed = parseReplay(text);
-    if (!parsed.lines.length) throw new SyntaxError(`Cannot resume ${this.runDir}: replay.jsonl has no complete tick`);
+    if (!parsed.lines.length) {
+      throw new SyntaxError(`Cannot resume ${this.runDir}: replay.jsonl has no complete tick`);
+    }
     const state = finalState(parsed.lines);
     const incidents = parsed.lines.flatMap((l) =>
-      l.events.filter((e): e is Extract<Event, { e: "incident" }> => e.e === "incident").map((e) => e.incident)
+      l.events.filter((e): e is Extract<Event, { e: "incident" }> => e.e === "incident").map((e) =>
+        e.incident
+      )
     );
     const rebuiltIncidents = incidents.map((i) => canonical(i) + "\n").join("");
     let onDiskIncidents = "";

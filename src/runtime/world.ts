@@ -486,7 +486,9 @@ export class World {
         // a torn last line: the process it names is covered by its own start line or never started
       }
     }
-    const stopped = await Promise.all([...live].map(async ([pid, start]) => (await stopRecorded(pid, start)) ? pid : 0));
+    const stopped = await Promise.all(
+      [...live].map(async ([pid, start]) => (await stopRecorded(pid, start)) ? pid : 0),
+    );
     Deno.writeTextFileSync(`${this.runDir}/.arrow/procs.jsonl`, "");
     return stopped.filter((p) => p > 0);
   }

@@ -143,6 +143,10 @@ export function createApp(deps: AppDeps): Hono {
     const id = c.req.param("id");
     const dir = runDirOf(deps.runsDir, id);
     if (!dir) return noRun();
+    // A HEAD request would never read (or cancel) the stream, so it gets the headers only.
+    if (c.req.method === "HEAD") {
+      return new Response(null, { headers: { "content-type": "text/event-stream" } });
+    }
     const { feed, release } = deps.feeds.open(id, dir);
     return sseResponse(feed, resumeAfter(c.req.header("last-event-id"), c.req.query("after")), release);
   });

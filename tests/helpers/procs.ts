@@ -29,7 +29,12 @@ export function processesMentioning(needle: string): number[] {
 }
 
 /** Resolves once `check()` is true, checking every `everyMs`; rejects after `timeoutMs`. */
-export async function until(check: () => boolean, timeoutMs: number, what: string, everyMs = 5): Promise<void> {
+export async function until(
+  check: () => boolean,
+  timeoutMs: number,
+  what: string,
+  everyMs = 5,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);

@@ -1,0 +1,179 @@
+import { deepEqual, equal, ok, throws } from "node:assert/strict";
+import { loadPlan } from "../graph/load.ts";
+import type { DoneObs, NodeObs, Observations } from "../model/observe.ts";
+import { emptyNodeObs } from "../model/observe.ts";
+import type { Manifest, RunState } from "../model/state.ts";
+import { prepare } from "./prepare.ts";
+import { step, type StepResult } from "./step.ts";
+
+const PLAN = `
+question: does T beat B?
+protocol: { version: p1, metric: m, direction: maximize }
+nodes:
+  - { id: H, kind: fast, role: harness }
+  - { id: B, kind: fast, role: baseline }
+  - { id: T, kind: fast, role: train, budget: { ticks: 4 } }
+  - { id: R, kind: fast, role: report }
+edges:
+  - { from: H, to: B, kind: artifact }
+  - { from: H, to: T, kind: artifact }
+  - { from: B, to: R, kind: artifact }
+  - { from: T, to: R, kind: artifact }
+  - { from: R, to: T, kind: back_edge, laps: 2 }
+`;
+
+const TUPLE = { data_hash: "d", split_hash: "s", protocol_version: "p1", seed: 7 };
+
+function start(): RunState {
+  const r = loadPlan(PLAN, "t.yaml");
+  if (!r.plan) throw new Error(r.errors.map((e) => e.message).join("; "));
+  return prepare(r.plan, [], "unit", "mock");
+}
+
+function done(node: string, code: number, manifest: Partial<Manifest> | null): DoneObs {
+  return {
+    exit: 0,
+    accept: { argv: ["@claim"], code, stdout: code ? "claim does not reproduce" : "ok", stderr: "" },
+    manifest: manifest ? ({ node, ...manifest } as Manifest) : null,
+  };
+}
+
+/** One tick with observations for the running nodes (defaults: nothing happened, fingerprint unchanged). */
+function tick(
+  s: RunState,
+  nodes: Record<string, Partial<NodeObs>> = {},
+  guard: Observations["guard"] = [],
+): StepResult {
+  const obs: Observations = { tick: s.tick + 1, nodes: {}, guard };
+  for (const [id, ns] of Object.entries(s.nodes)) {
+    if (ns.status === "running") obs.nodes[id] = { ...emptyNodeObs(ns.fp), ...nodes[id] };
+  }
+  return step(s, obs);
+}
+
+function toVerified(): RunState {
+  let s = tick(start()).state; // admits H
+  s = tick(s, { H: { fp: "h1", done: done("H", 0, TUPLE) } }).state; // H verified, B and T admitted
+  equal(s.nodes.T!.status, "running");
+  return s;
+}
+
+Deno.test("step() refuses observations for the wrong tick", () => {
+  const s = start();
+  throws(() => step(s, { tick: 5, nodes: {}, guard: [] }), RangeError);
+});
+
+Deno.test("step() admits roots first and freezes the harness tuple on verification", () => {
+  const s = toVerified();
+  deepEqual(s.frozen, { ...TUPLE, by: "H" });
+  deepEqual(s.slots.cpu.held, ["B", "T"]);
+});
+
+Deno.test("a retry that does not improve by ACCEPT_EPS is fused before its laps run out", () => {
+  let s = toVerified();
+  let r = tick(s, { B: { fp: "b1", done: done("B", 1, { ...TUPLE, score: 0.70 }) } });
+  equal(r.events.filter((e) => e.e === "incident").length, 1);
+  s = tick(r.state).state; // B re-admitted
+  r = tick(s, { B: { fp: "b2", done: done("B", 1, { ...TUPLE, score: 0.702 }) } });
+  const inc = r.events.find((e) => e.e === "incident");
+  ok(inc?.e === "incident");
+  equal(inc.incident.ladder, "fuse");
+  equal(inc.incident.evidence.lap, 2);
+  equal(inc.incident.evidence.lap_budget, 3);
+  equal(inc.incident.evidence.reason, "retry did not improve by ACCEPT_EPS");
+  equal(r.state.nodes.B!.status, "killed");
+});
+
+Deno.test("a retry that improves by exactly ACCEPT_EPS is bounced again", () => {
+  let s = toVerified();
+  s = tick(s, { B: { fp: "b1", done: done("B", 1, { ...TUPLE, score: 0.70 }) } }).state;
+  s = tick(s).state;
+  const r = tick(s, { B: { fp: "b2", done: done("B", 1, { ...TUPLE, score: 0.703 }) } });
+  const inc = r.events.find((e) => e.e === "incident");
+  ok(inc?.e === "incident");
+  equal(inc.incident.ladder, "bounce");
+  ok(r.events.some((e) => e.e === "status" && e.node === "B" && e.to === "pending"), "sent back");
+  equal(r.state.nodes.B!.status, "running", "and re-admitted in the same tick");
+  equal(r.state.nodes.B!.attempt, 3);
+  equal(r.state.nodes.B!.lap, 2);
+});
+
+Deno.test("the lap budget comes from the back-edge into the node", () => {
+  let s = toVerified();
+  s = tick(s, { T: { fp: "t1", done: done("T", 1, { ...TUPLE, score: 0.70 }) } }).state;
+  s = tick(s).state;
+  const r = tick(s, { T: { fp: "t2", done: done("T", 1, { ...TUPLE, score: 0.75 }) } });
+  const inc = r.events.find((e) => e.e === "incident");
+  ok(inc?.e === "incident");
+  equal(inc.incident.evidence.lap_budget, 2);
+  equal(inc.incident.evidence.via, "R→T");
+  equal(inc.incident.evidence.reason, "lap budget exhausted");
+});
+
+Deno.test("a manifest that deviates from the frozen tuple is blocked and blamed", () => {
+  const s = toVerified();
+  const r = tick(s, {
+    B: { fp: "b1", done: done("B", 0, { ...TUPLE, score: 0.6 }) },
+    T: { fp: "t1", done: done("T", 0, { ...TUPLE, seed: 8, score: 0.9 }) },
+  });
+  equal(r.state.nodes.B!.status, "verified");
+  equal(r.state.nodes.T!.status, "blocked");
+  equal(r.state.nodes.R!.status, "blocked");
+  const inc = r.events.find((e) => e.e === "incident");
+  ok(
+    inc?.e === "incident" && inc.incident.type === "COMPARABILITY_BLOCK" &&
+      inc.incident.evidence.field === "seed",
+  );
+  equal(r.state.verdict, "RESULT WITHHELD");
+});
+
+Deno.test("a hard tick budget fuses the node with BUDGET_TRIP", () => {
+  let s = toVerified();
+  let r: StepResult | undefined;
+  for (let i = 1; i <= 6 && s.nodes.T!.status === "running"; i++) {
+    r = tick(s, { T: { fp: `t${i}`, tokens: 0 } });
+    s = r.state;
+  }
+  equal(s.nodes.T!.status, "killed");
+  const inc = r!.events.find((e) => e.e === "incident");
+  ok(inc?.e === "incident" && inc.incident.type === "BUDGET_TRIP" && inc.incident.ladder === "fuse");
+  deepEqual(inc.incident.evidence, { budget: "ticks", limit: 4, used: 5 });
+});
+
+Deno.test("a foreign write into an idle scope with no known writer is reverted and reported on the owner", () => {
+  const s = toVerified();
+  const r = tick(s, {}, [{ owner: "H", fp: "x", changed: ["nodes/H/sneaky.txt"] }]);
+  deepEqual(r.actions.filter((a) => a.a === "revert"), [{
+    a: "revert",
+    node: "H",
+    paths: ["nodes/H/sneaky.txt"],
+  }]);
+  const inc = r.events.find((e) => e.e === "incident");
+  ok(inc?.e === "incident" && inc.incident.type === "SCOPE_VIOLATION");
+  equal(inc.incident.node, "H");
+  equal(inc.incident.evidence.writer, "unattributed");
+  equal(r.state.nodes.H!.status, "verified", "the victim is not blamed");
+});
+
+Deno.test("an out-of-scope write seen by the sandbox blames the writer and blocks its closure", () => {
+  const s = toVerified();
+  const r = tick(s, {
+    T: { fp: "t1", escapes: [{ path: "nodes/B/x", op: "write", via: "deno-audit", stopped: true }] },
+  });
+  equal(r.state.nodes.T!.status, "blocked");
+  equal(r.state.nodes.R!.status, "blocked");
+  ok(r.actions.some((a) => a.a === "stop" && a.node === "T"));
+});
+
+Deno.test("the run concludes with a verdict once nothing can run", () => {
+  let s = toVerified();
+  s = tick(s, {
+    B: { fp: "b1", done: done("B", 0, { ...TUPLE, score: 0.6 }) },
+    T: { fp: "t1", done: done("T", 0, { ...TUPLE, score: 0.7 }) },
+  }).state;
+  equal(s.nodes.R!.status, "running");
+  const r = tick(s, { R: { fp: "r1", done: done("R", 0, {}) } });
+  equal(r.state.verdict, "RESEARCH ANSWERED");
+  ok(r.events.some((e) => e.e === "verdict"));
+  ok(r.events.some((e) => e.e === "report"));
+});
