@@ -124,3 +124,37 @@ Deno.test("arrow report explains how to recover a missing or corrupt state.json"
   match(r.stderr, /arrow resume .* \(rebuilds the state from replay\.jsonl\)/);
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("arrow run on a terminal shows live progress: tick line, incidents as they happen, then the table", async (t) => {
+  const hasScript = await new Deno.Command("sh", { args: ["-c", "command -v script"], stdout: "null" })
+    .output()
+    .then((o) => o.success, () => false);
+  if (!hasScript) {
+    console.log("skipped: util-linux `script` is not installed, so no pseudo-terminal can be attached");
+    return;
+  }
+  const dir = await Deno.makeTempDir();
+  const cmd = `${Deno.execPath()} run -A ${ROOT}src/cli/main.ts run --scenario hung --runs-dir ${dir}`;
+  const out = await new Deno.Command("script", {
+    args: ["-qec", cmd, "/dev/null"],
+    env: { COLUMNS: "200" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  await t.step("exit 0", () => equal(out.code, 0));
+  await t.step("the status line is rewritten in place each tick", () => {
+    ok((text.match(/\r\x1b\[2Ktick \d+ /g) ?? []).length >= 10);
+    match(text, /tick 10 .*▶ N4 \(step 14, best 0\.591\)/);
+  });
+  await t.step("incidents appear as they happen, before the run ends", () => {
+    const first = text.indexOf("HUNG_RESTART");
+    ok(first > 0 && first < text.indexOf("node  kind"));
+  });
+  await t.step("the end shows the table, the verdict and the run directory", () => {
+    match(text, /node\s+kind\s+role\s+status/);
+    match(text, /NEGATIVE RESULT/);
+    match(text, /run directory: /);
+  });
+  await Deno.remove(dir, { recursive: true });
+});

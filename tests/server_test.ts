@@ -207,6 +207,21 @@ Deno.test({
 });
 
 Deno.test({
+  name: "HEAD of an event stream answers with headers and follows nothing",
+  ...SANITIZE,
+  async fn() {
+    const { runsDir, plateau } = await runs();
+    liveCopy(runsDir, plateau, "live-head", 2);
+    const feeds = new Feeds();
+    const res = await createApp({ runsDir, feeds }).request("/api/runs/live-head/events", { method: "HEAD" });
+    equal(res.status, 200);
+    match(res.headers.get("content-type")!, /^text\/event-stream/);
+    equal(res.body, null);
+    await feeds.close();
+  },
+});
+
+Deno.test({
   name: "closing the feeds ends an open event stream (a server shutdown never hangs)",
   ...SANITIZE,
   async fn() {

@@ -27,6 +27,7 @@ const write = (s: string) => Deno.stdout.writeSync(enc.encode(s));
 export class Progress {
   #live: boolean;
   #lastLine = 0;
+  #incidents = 0;
 
   constructor(readonly quiet: boolean) {
     this.#live = !quiet && Deno.stdout.isTerminal();
@@ -45,15 +46,25 @@ export class Progress {
       }
     }
     if (!this.#live) return;
-    const nodes = state.plan.order.filter((id) => state.nodes[id]!.spawned)
-      .map((id) => {
-        const ns = state.nodes[id]!;
-        const best = ns.status === "running" && ns.best !== null ? ` ${ns.best.toFixed(3)}` : "";
-        return `${id}${MARK[ns.status]}${best}`;
-      }).join(" ");
-    const line = `tick ${state.tick}  ${nodes}`;
-    write(line.slice(0, (Deno.consoleSize?.().columns ?? 120) - 1));
+    this.#incidents += events.filter((e) => e.e === "incident").length;
+    write(this.#line(state).slice(0, (Deno.consoleSize?.().columns ?? 120) - 1));
     this.#lastLine = 1;
+  }
+
+  /** One status line: counts by status, then what is running (long nodes with their step and best). */
+  #line(state: RunState): string {
+    const ids = state.plan.order.filter((id) => state.nodes[id]!.spawned);
+    const counts = new Map<Status, number>();
+    for (const id of ids) counts.set(state.nodes[id]!.status, (counts.get(state.nodes[id]!.status) ?? 0) + 1);
+    const parts = [`tick ${state.tick}`];
+    for (const [st, n] of counts) if (st !== "running") parts.push(`${MARK[st]} ${n} ${st}`);
+    const running = ids.filter((id) => state.nodes[id]!.status === "running").map((id) => {
+      const ns = state.nodes[id]!;
+      return ns.best !== null ? `${id} (step ${ns.step}, best ${ns.best.toFixed(3)})` : id;
+    });
+    if (running.length) parts.push(`${MARK.running} ${running.join(", ")}`);
+    if (this.#incidents) parts.push(`${this.#incidents} incident${this.#incidents === 1 ? "" : "s"}`);
+    return parts.join("  ");
   }
 
   end(): void {
