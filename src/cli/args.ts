@@ -43,11 +43,19 @@ export function parse(cmd: string, argv: string[], flags: FlagSpec, maxPositiona
   return out;
 }
 
-export function intFlag(cmd: string, name: string, v: unknown, min: number, fallback: number): number {
+export function intFlag(
+  cmd: string,
+  name: string,
+  v: unknown,
+  min: number,
+  fallback: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   if (v === undefined) return fallback;
   const n = Number(v);
-  if (typeof v !== "string" || !/^\d+$/.test(v) || n < min) {
-    throw new UsageError(`arrow ${cmd}: --${name} must be a whole number ≥ ${min}, got "${v}"`);
+  if (typeof v !== "string" || !/^\d+$/.test(v) || n < min || n > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`;
+    throw new UsageError(`arrow ${cmd}: --${name} must be a whole number ${range}, got "${v}"`);
   }
   return n;
 }

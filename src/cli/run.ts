@@ -14,6 +14,7 @@ import { resolveBuiltin, resolvePlanFile } from "./catalog.ts";
 import { InputError, UsageError } from "./errors.ts";
 import { Progress, statusTable } from "./progress.ts";
 import { sandboxSetup } from "./sandbox.ts";
+import type { Live } from "./live.ts";
 
 /** Default pause between ticks while a dashboard is watching, so a person can follow the run. */
 export const LIVE_TICK_MS = 300;
@@ -107,7 +108,7 @@ export async function main(argv: string[]): Promise<number> {
     0,
     serve ? LIVE_TICK_MS : values.real ? REAL_TICK_MS : 0,
   );
-  const port = intFlag("run", "port", values.port, 0, 8765);
+  const port = intFlag("run", "port", values.port, 0, 8765, 65535);
   const maxTicks = intFlag("run", "max-ticks", values["max-ticks"], 1, 5000);
   const mode: Mode = values.real ? "real" : "mock";
   const res = scenario
@@ -140,23 +141,30 @@ export async function main(argv: string[]): Promise<number> {
   writeAtomic(`${runDir}/run.json`, canonicalPretty(meta));
 
   const progress = new Progress(quiet);
-  if (!quiet) console.log(`arrow run ${res.name} (${mode}) → ${runDir}`);
-  const live = serve
-    ? await (await import("./live.ts")).startLive({
-      runsDir,
-      runDir,
-      port,
-      host: values.host as string | undefined,
-      quiet: json,
-    })
-    : null;
   const abort = new AbortController();
   const onSig = () => abort.abort();
   Deno.addSignalListener("SIGINT", onSig);
   Deno.addSignalListener("SIGTERM", onSig);
   const t0 = performance.now();
   let final: RunState;
+  let live: Live | null = null;
   try {
+    if (serve) {
+      try {
+        live = await (await import("./live.ts")).startLive({
+          runsDir,
+          runDir,
+          port,
+          host: values.host as string | undefined,
+          quiet: json,
+        });
+      } catch (e) {
+        // Nothing ran: leave no half-made run directory behind.
+        await Deno.remove(runDir, { recursive: true }).catch(() => {});
+        throw e;
+      }
+    }
+    if (!quiet) console.log(`arrow run ${res.name} (${mode}) → ${runDir}`);
     final = await startRun(state, {
       runDir,
       tickMs,
