@@ -10,7 +10,7 @@ function files(dir: string): string[] {
   for (const d of Deno.readDirSync(`${ROOT}${dir}`)) {
     const p = `${dir}/${d.name}`;
     if (d.isDirectory) out.push(...files(p));
-    else if (p.endsWith(".ts") && !p.endsWith("_test.ts")) out.push(p);
+    else if (p.endsWith(".ts") && !p.endsWith("_test.ts") && !p.endsWith(".gen.ts")) out.push(p);
   }
   return out.sort();
 }
