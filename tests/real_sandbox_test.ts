@@ -9,9 +9,14 @@ import { loadPlan } from "../src/graph/load.ts";
 import type { Plan } from "../src/graph/types.ts";
 import { PYTHON, runReal } from "./helpers/real.ts";
 
-/** C → A → B. B writes its own scope, its input A and the unrelated C; only the first is its lane. */
+/**
+ * C → A → B. B works for a moment, then writes its own scope, its input A and the unrelated C; only the first
+ * is its lane. (The moment matters: a write landing in the very tick B starts is absorbed by the engine's scope
+ * record before the guard compares — see the report on World.record.)
+ */
 const STRAY = [
-  "import json, sys",
+  "import json, sys, time",
+  "time.sleep(0.3)",
   "for path in sys.argv[1:]:",
   "    try:",
   "        open(path, 'w').write('written by B\\n')",
@@ -29,7 +34,14 @@ function plan(): Plan {
     question: "Is a stray write by any program caught?",
     protocol: { version: "p1", metric: "dev_r2", direction: "maximize" },
     nodes: [
-      { id: "C", kind: "fast", role: "other", worker: done("C") },
+      // A custom acceptance command: it runs under bubblewrap too and must see the scope.
+      {
+        id: "C",
+        kind: "fast",
+        role: "other",
+        worker: done("C"),
+        acceptance: ["sh", "-c", "grep -q C out.txt"],
+      },
       { id: "A", kind: "fast", role: "other", worker: done("A") },
       {
         id: "B",

@@ -11,9 +11,11 @@ import { serve } from "../lib/protocol.ts";
 export async function runFast(name: string, work: (cfg: WorkerConfig) => Promise<void>): Promise<number> {
   const cfg = await readConfig();
   Deno.mkdirSync(cfg.scope, { recursive: true });
+  // Resumed after a crash past its first tick: the work is done and the engine restored the scope as it was.
+  const done = cfg.catchup > 0;
   return await serve(async () => {
     try {
-      await work(cfg);
+      if (!done) await work(cfg);
     } catch (e) {
       console.error(`${name}: ${(e as Error).message}`);
       Deno.exit(1);

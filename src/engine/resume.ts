@@ -34,9 +34,9 @@ export async function resumeRun(
   const state = recovery.state;
   const report: ResumeReport = { recovery, stopped: [], lost: [], restarted: [] };
   if (state.verdict !== null) return { state, report };
-  report.stopped = await session.world.stopLeftovers();
-  session.world.truncateJournal(state.tick);
-  report.lost = session.world.restoreScopes(state);
+  report.stopped = await session.world.procs.stopLeftovers();
+  session.world.scopes.truncate(state.tick);
+  report.lost = session.world.scopes.restore(state);
   for (const id of state.plan.order) {
     if (state.nodes[id]!.status !== "running") continue;
     session.world.resumeNode(state, id);

@@ -40,7 +40,7 @@ export function openSession(opts: EngineOptions): Session {
 export async function startRun(state: RunState, opts: EngineOptions): Promise<RunState> {
   const session = openSession(opts);
   session.box.begin(state);
-  session.world.record(state);
+  session.world.scopes.record(state);
   session.world.prewarm(state, (id) => soonReady(state, id));
   opts.onTick?.(state, []);
   return await drive(state, session, opts);
@@ -61,7 +61,7 @@ export async function drive(
       if (opts.signal?.aborted) break;
       await world.execute(r.state, r.actions);
       if (r.state.verdict === null) world.prewarm(r.state, (id) => soonReady(r.state, id));
-      world.record(r.state);
+      world.scopes.record(r.state);
       box.append({ tick: r.state.tick, events: r.events }, r.state);
       state = r.state;
       opts.onTick?.(state, r.events);

@@ -274,6 +274,8 @@ export function acceptanceCommand(
   const argv = node.acceptance.map((a) => expand(a, vars));
   const env = { ...baseEnv(), ARROW_RUN_DIR: runDir, ARROW_SCOPE: scope, ARROW_NODE: node.id };
   if (!bwrap) return { cmd: argv[0]!, args: argv.slice(1), env, argv, builtin: false };
+  // Read-only everything with a private /tmp; the run directory is bound back (it may live under /tmp), its
+  // .arrow/ hidden as for workers.
   const ro = [
     "--ro-bind",
     "/",
@@ -284,6 +286,11 @@ export function acceptanceCommand(
     "/proc",
     "--tmpfs",
     "/tmp",
+    "--ro-bind",
+    runDir,
+    runDir,
+    "--tmpfs",
+    `${runDir}/.arrow`,
     "--unshare-all",
     "--die-with-parent",
     "--new-session",

@@ -12,13 +12,14 @@ import type { RunState } from "../model/state.ts";
 import { nodeOf } from "../model/topology.ts";
 import { emptyNodeObs, type NodeObs, type Observations } from "../model/observe.ts";
 import { Acceptance, readManifest } from "./accept.ts";
-import { appendDurable, writeAtomic } from "./atomic.ts";
 import { AuditReader, inside } from "./audit.ts";
-import { BlobStore, type FileMap } from "./blobs.ts";
 import { Fingerprinter } from "./fingerprint.ts";
 import { type BuiltinWorker, type Command, scopeDir, standbyKey, workerCommand } from "./launch.ts";
 import { Lockstep } from "./lockstep.ts";
-import { spawn, type Spawned, stopGroup, stopRecorded } from "./proc.ts";
+import { spawn, type Spawned, stopGroup } from "./proc.ts";
+import { ProcJournal } from "./proc_journal.ts";
+import { listFiles, moveContentsAside, moveLaterCkpts } from "./scope_files.ts";
+import { ScopeRecord, toMap } from "./scope_record.ts";
 import { JsonlTail, metricPoints } from "./tail.ts";
 
 interface Handle {
@@ -40,18 +41,13 @@ export interface WorldOptions {
   ackTimeoutMs?: number;
 }
 
-const toMap = (m: Map<string, string>): FileMap =>
-  Object.fromEntries([...m].sort(([a], [b]) => (a < b ? -1 : 1)));
-
 export class World {
   readonly runDir: string;
   readonly handles = new Map<NodeId, Handle>();
   readonly fingerprints = new Fingerprinter();
-  readonly blobs: BlobStore;
-  /** Every scope as recorded at the end of the last tick. */
-  scopes: Record<NodeId, FileMap> = {};
-  /** Scopes as they were when their node was verified. */
-  snaps: Record<NodeId, FileMap> = {};
+  /** Every scope's recorded content: the guard's reference, the revert source, the resume target. */
+  readonly scopes: ScopeRecord;
+  readonly procs: ProcJournal;
   /** Lock-step worker processes started ahead of admission, waiting for their config. */
   readonly standbys = new Map<NodeId, { key: string; proc: Spawned; lock: Lockstep; audit: string | null }>();
   #builtins: Record<string, BuiltinWorker>;
@@ -67,12 +63,8 @@ export class World {
     for (const d of ["nodes", "logs/audit", ".arrow/prev", ".arrow/shadow"]) {
       Deno.mkdirSync(`${this.runDir}/${d}`, { recursive: true });
     }
-    this.blobs = new BlobStore(`${this.runDir}/.arrow/blobs`);
-    try {
-      this.snaps = JSON.parse(Deno.readTextFileSync(`${this.runDir}/.arrow/snaps.json`));
-    } catch {
-      this.snaps = {};
-    }
+    this.scopes = new ScopeRecord(this.runDir, this.fingerprints, (n) => this.scope(n));
+    this.procs = new ProcJournal(this.runDir);
   }
 
   scope(n: PlanNode): string {
@@ -125,7 +117,7 @@ export class World {
         obs.nodes[n.id]!.fp = print.fp;
         continue;
       }
-      const before = this.scopes[n.id] ?? {};
+      const before = this.scopes.scopes[n.id] ?? {};
       const now = toMap(print.files);
       const changed = [...new Set([...Object.keys(before), ...Object.keys(now)])]
         .filter((k) => before[k] !== now[k]).sort()
@@ -178,26 +170,12 @@ export class World {
       }
     }
     if (h?.shadow) {
-      for (const rel of this.#walk(h.shadow)) {
+      for (const rel of listFiles(h.shadow)) {
         if (h.shadowSeen.has(rel)) continue;
         h.shadowSeen.add(rel);
         o.escapes.push({ path: `nodes/${rel}`, op: "write", via: "bwrap-shadow", stopped: true });
       }
     }
-  }
-
-  #walk(dir: string, rel = ""): string[] {
-    const out: string[] = [];
-    try {
-      for (const d of Deno.readDirSync(rel ? `${dir}/${rel}` : dir)) {
-        const r = rel ? `${rel}/${d.name}` : d.name;
-        if (d.isDirectory) out.push(...this.#walk(dir, r));
-        else out.push(r);
-      }
-    } catch {
-      // shadow not created yet
-    }
-    return out.sort();
   }
 
   // ---- ACTIONS ---------------------------------------------------------------------------------------
@@ -208,8 +186,8 @@ export class World {
     const sorted = [...actions].sort((a, b) => order[a.a] - order[b.a]);
     await Promise.all(sorted.filter((a) => a.a === "stop").map((a) => this.stop(a.node)));
     for (const a of sorted) {
-      if (a.a === "revert") this.#revert(state, a.node, a.paths);
-      else if (a.a === "snapshot") this.#snapshot(state, a.node);
+      if (a.a === "revert") this.scopes.revert(nodeOf(state.plan, a.node), a.paths);
+      else if (a.a === "snapshot") this.scopes.snapshot(nodeOf(state.plan, a.node));
       else if (a.a === "start") this.start(state, a.node, a.attempt, a.fresh, a.resume, 0);
     }
   }
@@ -220,7 +198,7 @@ export class World {
     this.handles.delete(id);
     await h.lock?.close();
     await Promise.all([stopGroup(h.proc), h.accept.cancel()]);
-    this.#logProc("stop", id, h.proc);
+    this.procs.log("stop", id, h.proc);
   }
 
   /** Starts a node's worker. `catchup` > 0 fast-forwards a lock-step worker after a resume. */
@@ -234,8 +212,15 @@ export class World {
   ): void {
     const node = nodeOf(state.plan, id);
     const scope = this.scope(node);
-    if (fresh && catchup === 0) this.#moveAside(scope, `${id}.${attempt - 1}`);
-    if (resume && catchup === 0) this.#dropLaterCkpts(scope, state, id, resume, attempt);
+    const prev = `${this.runDir}/.arrow/prev/${id}.${attempt - 1}`;
+    if (fresh && catchup === 0) moveContentsAside(scope, prev);
+    if (resume && catchup === 0) {
+      moveLaterCkpts(
+        scope,
+        state.nodes[id]!.ckpts.find((c) => c.file === resume)?.step ?? Infinity,
+        `${prev}/ckpt`,
+      );
+    }
     Deno.mkdirSync(scope, { recursive: true });
     const cmd = workerCommand(
       { runDir: this.runDir, state, node, attempt, resume, catchup, bwrap: this.#bwrap },
@@ -294,7 +279,7 @@ export class World {
       stderrFile: `${this.runDir}/logs/${id}.err`,
       ...(cmd.lockstep ? {} : { stdoutFile: `${this.runDir}/logs/${id}.out` }),
     });
-    this.#logProc("start", id, p);
+    this.procs.log("start", id, p);
     return p;
   }
 
@@ -337,179 +322,7 @@ export class World {
   async #dropStandby(s: { proc: Spawned; lock: Lockstep }): Promise<void> {
     await s.lock.close();
     await stopGroup(s.proc, 200);
-    this.#logProc("stop", "(standby)", s.proc);
-  }
-
-  /** Moves a scope's contents aside (kept as evidence); the directory itself stays, so cwd and permissions hold. */
-  #moveAside(scope: string, label: string): void {
-    let names: string[];
-    try {
-      names = [...Deno.readDirSync(scope)].map((d) => d.name);
-    } catch {
-      return;
-    }
-    if (!names.length) return;
-    const dest = `${this.runDir}/.arrow/prev/${label}`;
-    try {
-      Deno.removeSync(dest, { recursive: true });
-    } catch {
-      // nothing there yet
-    }
-    Deno.mkdirSync(dest, { recursive: true });
-    for (const name of names) Deno.renameSync(`${scope}/${name}`, `${dest}/${name}`);
-  }
-
-  #dropLaterCkpts(scope: string, state: RunState, id: NodeId, resume: string, attempt: number): void {
-    const keep = state.nodes[id]!.ckpts.find((c) => c.file === resume)?.step ?? Infinity;
-    let names: string[] = [];
-    try {
-      names = [...Deno.readDirSync(`${scope}/ckpt`)].map((d) => d.name);
-    } catch {
-      return;
-    }
-    for (const name of names) {
-      const m = name.match(/(\d+)/);
-      if (!m || Number(m[1]) <= keep) continue;
-      const dest = `${this.runDir}/.arrow/prev/${id}.${attempt - 1}/ckpt`;
-      Deno.mkdirSync(dest, { recursive: true });
-      Deno.renameSync(`${scope}/ckpt/${name}`, `${dest}/${name}`);
-    }
-  }
-
-  #snapshot(state: RunState, id: NodeId): void {
-    const node = nodeOf(state.plan, id);
-    const print = this.fingerprints.scan(this.scope(node));
-    for (const [rel, hash] of print.files) this.blobs.put(`${this.scope(node)}/${rel}`, hash);
-    this.snaps[id] = toMap(print.files);
-    writeAtomic(`${this.runDir}/.arrow/snaps.json`, JSON.stringify(this.snaps));
-  }
-
-  #revert(state: RunState, id: NodeId, paths: string[]): void {
-    const node = nodeOf(state.plan, id);
-    const prefix = `nodes/${node.scope}/`;
-    const rels = paths.filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length));
-    const target = this.snaps[id] ?? this.scopes[id] ?? {};
-    const current = toMap(this.fingerprints.scan(this.scope(node)).files);
-    this.blobs.restore(this.scope(node), target, current, rels);
-  }
-
-  // ---- RECORD ----------------------------------------------------------------------------------------
-
-  /**
-   * Records every spawned scope (file → hash, contents into the blob store) at the end of a tick, as a
-   * line of changes appended to .arrow/scopes.jsonl (appends are cheap; replacing a file is not).
-   */
-  record(state: RunState): void {
-    const changes: Record<NodeId, Record<string, string | null>> = {};
-    for (const n of state.plan.nodes) {
-      if (!state.nodes[n.id]!.spawned) continue;
-      const now = toMap(this.fingerprints.scan(this.scope(n)).files);
-      const prev = this.scopes[n.id] ?? {};
-      const diff: Record<string, string | null> = {};
-      for (const [rel, hash] of Object.entries(now)) {
-        if (prev[rel] === hash) continue;
-        this.blobs.put(`${this.scope(n)}/${rel}`, hash);
-        diff[rel] = hash;
-      }
-      for (const rel of Object.keys(prev)) if (!(rel in now)) diff[rel] = null;
-      if (Object.keys(diff).length || !(n.id in this.scopes)) changes[n.id] = diff;
-      this.scopes[n.id] = now;
-    }
-    if (state.tick === 0 || Object.keys(changes).length) {
-      appendDurable(
-        `${this.runDir}/.arrow/scopes.jsonl`,
-        JSON.stringify({ tick: state.tick, changes }) + "\n",
-        false,
-      );
-    }
-  }
-
-  /** Makes every scope match its record at the state's tick (after a crash); returns what it could not restore. */
-  restoreScopes(state: RunState): string[] {
-    const rec: Record<NodeId, FileMap> = {};
-    let text = "";
-    try {
-      text = Deno.readTextFileSync(`${this.runDir}/.arrow/scopes.jsonl`);
-    } catch {
-      return ["(no scope record)"];
-    }
-    for (const line of text.split("\n")) {
-      let r: { tick: number; changes: Record<NodeId, Record<string, string | null>> };
-      try {
-        r = JSON.parse(line);
-      } catch {
-        continue;
-      }
-      if (r.tick > state.tick) break;
-      for (const [node, diff] of Object.entries(r.changes)) {
-        const files = (rec[node] ??= {});
-        for (const [rel, hash] of Object.entries(diff)) {
-          if (hash === null) delete files[rel];
-          else files[rel] = hash;
-        }
-      }
-    }
-    const lost: string[] = [];
-    for (const n of state.plan.nodes) {
-      if (!state.nodes[n.id]!.spawned) continue;
-      const current = toMap(this.fingerprints.scan(this.scope(n)).files);
-      const r = this.blobs.restore(this.scope(n), rec[n.id] ?? {}, current);
-      lost.push(...r.lost.map((p) => `nodes/${n.scope}/${p}`));
-      this.scopes[n.id] = rec[n.id] ?? {};
-    }
-    return lost;
-  }
-
-  #logProc(op: "start" | "stop", node: NodeId, p: Spawned): void {
-    const line = JSON.stringify({ op, node, pid: p.pid, start: p.startTime });
-    appendDurable(`${this.runDir}/.arrow/procs.jsonl`, line + "\n", false);
-  }
-
-  /**
-   * Stops every process group a dead arrow left behind, as recorded in .arrow/procs.jsonl (a recorded
-   * start time guards against recycled pids). Returns the pids that were still alive.
-   */
-  async stopLeftovers(): Promise<number[]> {
-    let text = "";
-    try {
-      text = Deno.readTextFileSync(`${this.runDir}/.arrow/procs.jsonl`);
-    } catch {
-      return [];
-    }
-    const live = new Map<number, string | null>();
-    for (const line of text.split("\n")) {
-      try {
-        const r = JSON.parse(line) as { op: string; pid: number; start: string | null };
-        if (r.op === "start") live.set(r.pid, r.start);
-        else live.delete(r.pid);
-      } catch {
-        // a torn last line: the process it names is covered by its own start line or never started
-      }
-    }
-    const stopped = await Promise.all(
-      [...live].map(async ([pid, start]) => (await stopRecorded(pid, start)) ? pid : 0),
-    );
-    Deno.writeTextFileSync(`${this.runDir}/.arrow/procs.jsonl`, "");
-    return stopped.filter((p) => p > 0);
-  }
-
-  /** Drops scope-journal lines after `tick` (they describe a tick the crash left unpersisted). */
-  truncateJournal(tick: number): void {
-    const path = `${this.runDir}/.arrow/scopes.jsonl`;
-    let text = "";
-    try {
-      text = Deno.readTextFileSync(path);
-    } catch {
-      return;
-    }
-    const keep = text.split("\n").filter((line) => {
-      try {
-        return (JSON.parse(line) as { tick: number }).tick <= tick;
-      } catch {
-        return false;
-      }
-    });
-    writeAtomic(path, keep.map((l) => l + "\n").join(""));
+    this.procs.log("stop", "(standby)", s.proc);
   }
 
   /**

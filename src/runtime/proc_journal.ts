@@ -1,0 +1,47 @@
+/**
+ * The journal of process groups a run started and stopped (.arrow/procs.jsonl, pid and kernel start
+ * time), so that a later `arrow resume` can stop whatever a dead arrow left behind without ever signalling
+ * a recycled pid.
+ *
+ * @module
+ */
+import type { NodeId } from "../graph/types.ts";
+import { appendDurable } from "./atomic.ts";
+import { type Spawned, stopRecorded } from "./proc.ts";
+
+export class ProcJournal {
+  readonly path: string;
+
+  constructor(runDir: string) {
+    this.path = `${runDir}/.arrow/procs.jsonl`;
+  }
+
+  log(op: "start" | "stop", node: NodeId, p: Spawned): void {
+    appendDurable(this.path, JSON.stringify({ op, node, pid: p.pid, start: p.startTime }) + "\n", false);
+  }
+
+  /** Stops every recorded group that was started and never stopped; returns the pids still alive then. */
+  async stopLeftovers(): Promise<number[]> {
+    let text = "";
+    try {
+      text = Deno.readTextFileSync(this.path);
+    } catch {
+      return [];
+    }
+    const live = new Map<number, string | null>();
+    for (const line of text.split("\n")) {
+      try {
+        const r = JSON.parse(line) as { op: string; pid: number; start: string | null };
+        if (r.op === "start") live.set(r.pid, r.start);
+        else live.delete(r.pid);
+      } catch {
+        // a torn last line: its process is covered by its own start line or never started
+      }
+    }
+    const stopped = await Promise.all(
+      [...live].map(async ([pid, start]) => (await stopRecorded(pid, start)) ? pid : 0),
+    );
+    Deno.writeTextFileSync(this.path, "");
+    return stopped.filter((p) => p > 0);
+  }
+}
