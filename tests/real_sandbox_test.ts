@@ -10,18 +10,20 @@ import type { Plan } from "../src/graph/types.ts";
 import { PYTHON, runReal } from "./helpers/real.ts";
 
 /**
- * C → A → B. B works for a moment, then writes its own scope, its input A and the unrelated C; only the first
- * is its lane. (The moment matters: a write landing in the very tick B starts is absorbed by the engine's scope
- * record before the guard compares — see the report on World.record.)
+ * C → A → B. B writes its own scope, its input A and the unrelated C — only the first is its lane — three
+ * times, a few ticks apart. Without bubblewrap one write could land between a tick's guard check and its
+ * scope record and be absorbed unseen (an engine race, see the issue-4 report); three rounds make the test
+ * independent of it.
  */
 const STRAY = [
   "import json, sys, time",
-  "time.sleep(0.3)",
-  "for path in sys.argv[1:]:",
-  "    try:",
-  "        open(path, 'w').write('written by B\\n')",
-  "    except OSError as e:",
-  "        print('refused:', path, e)",
+  "for round in range(3):",
+  "    for path in sys.argv[1:]:",
+  "        try:",
+  "            open(path, 'w').write(f'written by B, round {round}\\n')",
+  "        except OSError as e:",
+  "            print('refused:', path, e, flush=True)",
+  "    time.sleep(0.25)",
   "json.dump({'node': 'B'}, open('results.json', 'w'))",
 ].join("\n");
 
@@ -73,7 +75,7 @@ Deno.test({
   name: "a Python child's write outside its scope is stopped by bubblewrap and blamed on it",
   ignore: (await findBwrap()) === null,
   fn: async () => {
-    const r = await runReal("stray_bwrap", plan(), [], { bwrap: await findBwrap(), tickMs: 20 });
+    const r = await runReal("stray_bwrap", plan(), [], { bwrap: await findBwrap() });
     try {
       deepEqual(r.triples, [["SCOPE_VIOLATION", "B", "blame_routing"]]);
       const ev = r.incidents[0]!.evidence as { writer: string; attempts: unknown[] };
@@ -99,19 +101,18 @@ Deno.test({
 });
 
 Deno.test("without bubblewrap, the fingerprint guard sees the foreign writes and reverts them", async () => {
-  const r = await runReal("stray_plain", plan(), [], { bwrap: null, tickMs: 20 });
+  const r = await runReal("stray_plain", plan(), [], { bwrap: null });
   try {
-    deepEqual(r.triples, [["SCOPE_VIOLATION", "C", "blame_routing"], [
-      "SCOPE_VIOLATION",
-      "A",
-      "blame_routing",
-    ]]);
+    deepEqual([...new Set(r.triples.map((t) => t.join(" ")))].sort(), [
+      "SCOPE_VIOLATION A blame_routing",
+      "SCOPE_VIOLATION C blame_routing",
+    ]);
     for (const i of r.incidents) {
       const ev = i.evidence as { writer: string; attempts: { path: string; reverted: boolean }[] };
-      equal(ev.writer, "unattributed");
+      equal(ev.writer, "unattributed", "the guard sees the change, not who made it");
       deepEqual(ev.attempts.map((a) => [a.path, a.reverted]), [[`nodes/${i.node}/leak.txt`, true]]);
-      equal(exists(`${r.dir}/nodes/${i.node}/leak.txt`), false);
     }
+    equal(r.state.nodes.B!.status, "verified", "without a sandbox layer that saw B, nothing blames it");
   } finally {
     await Deno.remove(r.dir, { recursive: true });
   }

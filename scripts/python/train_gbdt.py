@@ -128,7 +128,7 @@ def fit_tree(X, res, order, depth, rate):
                 leaf(o)
                 continue
             _, f, t = o["best"]
-            kids = [{"id": add(), "n": 0, "sum": 0.0, "best": None}, {"id": add(), "n": 0, "sum": 0.0, "best": None}]
+            kids = [{"id": add(), "n": 0, "sum": 0.0, "best": None} for _ in range(2)]
             tree["f"][o["id"]], tree["t"][o["id"]] = f, t
             tree["l"][o["id"]], tree["r"][o["id"]] = kids[0]["id"], kids[1]["id"]
             for i in range(len(X)):

@@ -11,7 +11,7 @@ import { serve, type StreamEvent } from "../lib/protocol.ts";
 import { type EvalFile, type GbdtFile, linkFrom, readKind, scoreGbdt } from "./artifact.ts";
 import { type Dataset, loadDataset } from "./data.ts";
 import { type DataRef, frozenData, relative } from "./locate.ts";
-import { realManifest } from "./manifest.ts";
+import { assertR2, realManifest } from "./manifest.ts";
 
 interface Best {
   score: number;
@@ -21,6 +21,7 @@ interface Best {
 
 export async function main(): Promise<number> {
   const cfg: WorkerConfig = await readConfig();
+  assertR2(cfg);
   const out = new ScopeWriter(cfg.scope);
   Deno.mkdirSync(cfg.scope, { recursive: true });
   let data: { ref: DataRef; set: Dataset } | null = null;

@@ -13,7 +13,7 @@ import { type Dataset, loadDataset } from "./data.ts";
 import { dropNoisy } from "./drop_noisy.ts";
 import { Booster, predict } from "./gbdt.ts";
 import { type DataRef, frozenData } from "./locate.ts";
-import { realManifest } from "./manifest.ts";
+import { assertR2, realManifest } from "./manifest.ts";
 import { r2 } from "./score.ts";
 import { type TrainSettings, trainSettings } from "./settings.ts";
 
@@ -60,6 +60,7 @@ function snapshot(run: Run, upTo: number): GbdtFile {
 }
 
 async function start(cfg: WorkerConfig): Promise<Run> {
+  assertR2(cfg);
   const s = trainSettings(cfg);
   const frozen = await frozenData(cfg);
   if (typeof frozen === "string") throw new Error(frozen);

@@ -12,6 +12,15 @@ export const TUPLE = ["data_hash", "split_hash", "protocol_version", "seed"] as 
 
 const started = performance.now();
 
+/** The built-in workers score dev R², which only makes sense under a protocol that maximizes its metric. */
+export function assertR2(cfg: WorkerConfig): void {
+  if (cfg.protocol.direction !== "maximize") {
+    throw new RangeError(
+      `the built-in real workers score dev R² (higher is better); the protocol minimizes ${cfg.protocol.metric}`,
+    );
+  }
+}
+
 /** The tuple fields the inputs carry (inputs in sorted id order; the first to carry a field wins). */
 export function inheritedTuple(cfg: WorkerConfig): Manifest {
   const out: Manifest = {};

@@ -9,11 +9,12 @@ import { linkFrom, type OlsFile } from "./artifact.ts";
 import { loadDataset } from "./data.ts";
 import { runFast } from "./fast.ts";
 import { frozenData } from "./locate.ts";
-import { realManifest } from "./manifest.ts";
+import { assertR2, realManifest } from "./manifest.ts";
 import { fitOls, predictOls } from "./ols.ts";
 import { r2 } from "./score.ts";
 
 async function produce(cfg: WorkerConfig): Promise<void> {
+  assertR2(cfg);
   const ref = await frozenData(cfg);
   if (typeof ref === "string") throw new Error(ref);
   const data = loadDataset(ref.csv, ref.split);
