@@ -159,3 +159,11 @@ Deno.test("arrow run on a terminal shows live progress: tick line, incidents as 
   });
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("arrow run --help names every built-in real worker", async () => {
+  const { BUILTINS } = await import("../scripts/real/registry.ts");
+  const { BUILTIN_WORKERS } = await import("../src/cli/run.ts");
+  deepEqual([...BUILTIN_WORKERS].sort(), Object.keys(BUILTINS).sort());
+  const r = await arrow(["run", "--help"]);
+  for (const name of Object.keys(BUILTINS)) match(r.stdout, new RegExp(`\\b${name}\\b`));
+});

@@ -16,6 +16,9 @@ import { Progress, statusTable } from "./progress.ts";
 import { sandboxSetup } from "./sandbox.ts";
 import type { Live } from "./live.ts";
 
+/** Names of the built-in real workers (kept in step with scripts/real/registry.ts by a test). */
+export const BUILTIN_WORKERS = ["make_data", "ols_baseline", "gbdt_train", "ckpt_eval"] as const;
+
 /** Default pause between ticks while a dashboard is watching, so a person can follow the run. */
 export const LIVE_TICK_MS = 300;
 /** Default pause on the real path: a few training stages per tick, so a hang is three ticks without a stage. */
@@ -44,6 +47,9 @@ Options:
   --host <addr>      Bind address with --serve (default 127.0.0.1; anything else is reachable by others)
   --data <file.csv>  Real path: your own data set instead of the generated one (needs --target)
   --target <column>  Real path: the column to predict in --data
+
+Built-in real workers (plan: worker: {type: builtin, name: …}): ${BUILTIN_WORKERS.join(", ")}.
+Any other program runs as worker: {type: command, argv: [...]} under bubblewrap when it is installed.
   -h, --help
 
 The run directory holds plan.yaml, state.json, replay.jsonl, incidents.jsonl, report/report.md,
@@ -129,7 +135,10 @@ export async function main(argv: string[]): Promise<number> {
   Deno.mkdirSync(runDir, { recursive: true });
   const state = prepare(plan, sandbox.faults, res.name, mode);
   const lock = acquireLock(runDir);
-  Deno.writeTextFileSync(`${runDir}/plan.yaml`, res.planText);
+  const dataNote = values.data
+    ? `\n# arrow run --data ${values.data} --target ${values.target}: the data node reads the copy in data/\n`
+    : "";
+  Deno.writeTextFileSync(`${runDir}/plan.yaml`, res.planText + dataNote);
   const meta = {
     run_id: runDir.split("/").pop(),
     scenario: res.name,

@@ -132,14 +132,17 @@ function trackLong(tx: Tx, node: PlanNode, o: NodeObs): void {
     tx.emit({ e: "ckpt", node: id, step: c.step, file: c.file });
     const dev = devAt(o.metrics, c.step, ns.value);
     const prevBest = ckpts.length ? ckpts.at(-1)!.best ?? null : null;
+    // best_dev as of this checkpoint's step, not of the whole tick: two checkpoints found in one slow tick
+    // must not look flat because they share the tick's best.
+    const bestHere = trackProgress(ns, o.metrics.filter((m) => m.step <= c.step), dir).best;
     ckpts.push({
       step: c.step,
       file: c.file,
       ...(dev !== undefined ? { dev } : {}),
-      best: prog.best ?? undefined,
+      best: bestHere ?? undefined,
     });
-    if (prog.best !== null) {
-      const p = checkPlateau(prevBest, prog.best, flat, target(tx), dir);
+    if (bestHere !== null) {
+      const p = checkPlateau(prevBest, bestHere, flat, target(tx), dir);
       flat = p.flat;
       if (p.plateau && !plateauAt) plateauAt = { file: c.file, step: c.step, prev: prevBest };
     }

@@ -61,7 +61,7 @@ export async function drive(
       if (opts.signal?.aborted) break;
       await world.execute(r.state, r.actions);
       if (r.state.verdict === null) world.prewarm(r.state, (id) => soonReady(r.state, id));
-      world.scopes.record(r.state);
+      world.scopes.record(r.state, touchedBy(state, r));
       box.append({ tick: r.state.tick, events: r.events }, r.state);
       state = r.state;
       opts.onTick?.(state, r.events);
@@ -71,6 +71,12 @@ export async function drive(
     await world.shutdown();
   }
   return state;
+}
+
+/** Nodes whose scope may legitimately have changed in a tick: they ran, or an action touched them. */
+function touchedBy(before: RunState, r: StepResult): Set<string> {
+  const running = (s: RunState) => Object.keys(s.nodes).filter((id) => s.nodes[id]!.status === "running");
+  return new Set([...running(before), ...running(r.state), ...r.actions.map((a) => a.node)]);
 }
 
 function pause(ms: number, signal?: AbortSignal): Promise<void> {

@@ -55,7 +55,9 @@ export function trackProgress(
     }
   }
   const moved = step !== prev.step || best !== prev.best;
-  const stalled = moved ? 0 : prev.stalled + 1;
+  // Until the attempt has written its first metric line (`value` is reset on every start), it is starting
+  // up, not hanging; a trainer that never starts is caught by its tick budget.
+  const stalled = moved || value === null ? 0 : prev.stalled + 1;
   return { step, value, best, bestStep, stalled, hung: stalled >= K_FREEZE };
 }
 

@@ -85,7 +85,11 @@ export function admit(tx: Tx, id: NodeId, history: { from: NodeId; step: number;
     });
   } else {
     const step = ns.ckpts.find((c) => c.file === resume)?.step ?? 0;
-    tx.emit({ e: "note", node: id, set: { ...base, ckpts: ns.ckpts.filter((c) => c.step <= step) } });
+    tx.emit({
+      e: "note",
+      node: id,
+      set: { ...base, value: null, ckpts: ns.ckpts.filter((c) => c.step <= step) },
+    });
   }
   setStatus(tx, id, "running", null);
   tx.act({ a: "start", node: id, attempt, fresh: resume === null, resume });
@@ -231,6 +235,7 @@ export function hung(tx: Tx, id: NodeId): void {
         attempt,
         started: tx.tick,
         stalled: 0,
+        value: null,
         ckpts: ns.ckpts.filter((c) => c.step <= step),
         from: resume,
         cause: "HUNG_RESTART",

@@ -40,11 +40,17 @@ export class ScopeRecord {
     return toMap(this.fingerprints.scan(this.scopeOf(n)).files);
   }
 
-  /** Records every spawned scope at the end of a tick (appends are cheap; replacing a file is not). */
-  record(state: RunState): void {
+  /**
+   * Records the scopes that may legitimately have changed this tick — those of nodes that ran, or that the
+   * engine itself touched (started, stopped, reverted, snapshotted) — at the end of a tick. Any other
+   * scope keeps its record, so a foreign write landing after SENSE is still flagged by the next SENSE.
+   * `touched` undefined records every scope (tick 0). Appends are cheap; replacing a file is not.
+   */
+  record(state: RunState, touched?: ReadonlySet<NodeId>): void {
     const changes: Changes = {};
     for (const n of state.plan.nodes) {
       if (!state.nodes[n.id]!.spawned) continue;
+      if (touched && !touched.has(n.id) && n.id in this.scopes) continue;
       const now = this.#current(n);
       const prev = this.scopes[n.id] ?? {};
       const diff: Record<string, string | null> = {};
