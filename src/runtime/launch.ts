@@ -185,11 +185,12 @@ export function workerCommand(ctx: LaunchContext, builtins: Record<string, Built
   const shadow = `${runDir}/.arrow/shadow/${node.id}.${ctx.attempt}`;
   mirrorScopes(shadow, state.plan.nodes.map((n) => n.scope));
   const inputs = Object.values(refs(ctx, "artifact")).map((r) => r.scope);
-  const bw = bwrapArgs({ scope, run: runDir, shadow, readable: inputs });
+  const scratch = scratchDir(runDir, `${node.id}.${ctx.attempt}`);
+  const bw = bwrapArgs({ scope, run: runDir, shadow, readable: inputs, scratch });
   return {
     cmd: ctx.bwrap,
     args: [...bw, "--", ...argv],
-    env,
+    env: { ...env, TMPDIR: scratch },
     cwd: scope,
     lockstep: false,
     audit: null,
@@ -208,6 +209,16 @@ export function mirrorScopes(shadow: string, scopes: readonly string[]): void {
 }
 
 /**
+ * A private, writable scratch directory for one sandboxed process (its TMPDIR). The host's /tmp stays
+ * visible read-only rather than hidden under a tmpfs: programs and run directories may live there.
+ */
+export function scratchDir(runDir: string, label: string): string {
+  const dir = `${runDir}/.arrow/tmp/${label}`;
+  Deno.mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/**
  * bubblewrap arguments: the whole filesystem read-only with a private /tmp; the run directory visible
  * read-only (also when it lives under /tmp) but its .arrow/ (snapshots of every scope) hidden; the run's
  * nodes/ replaced by a per-node shadow directory (so a stray write lands somewhere harmless and visible); the
@@ -215,10 +226,10 @@ export function mirrorScopes(shadow: string, scopes: readonly string[]): void {
  * with arrow.
  */
 export function bwrapArgs(
-  o: { scope: string; run: string; shadow: string; readable: string[]; hide?: string[] },
+  o: { scope: string; run: string; shadow: string; readable: string[]; scratch: string; hide?: string[] },
 ): string[] {
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
-  args.push("--ro-bind", o.run, o.run, "--tmpfs", `${o.run}/.arrow`);
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  args.push("--ro-bind", o.run, o.run, "--tmpfs", `${o.run}/.arrow`, "--bind", o.scratch, o.scratch);
   args.push("--bind", o.shadow, `${o.run}/nodes`);
   for (const r of o.readable) args.push("--ro-bind", r, r);
   args.push("--bind", o.scope, o.scope);
@@ -272,10 +283,16 @@ export function acceptanceCommand(
   }
   const vars = { scope, run: runDir, node: node.id, nodes: `${runDir}/nodes` };
   const argv = node.acceptance.map((a) => expand(a, vars));
-  const env = { ...baseEnv(), ARROW_RUN_DIR: runDir, ARROW_SCOPE: scope, ARROW_NODE: node.id };
+  const env: Record<string, string> = {
+    ...baseEnv(),
+    ARROW_RUN_DIR: runDir,
+    ARROW_SCOPE: scope,
+    ARROW_NODE: node.id,
+  };
   if (!bwrap) return { cmd: argv[0]!, args: argv.slice(1), env, argv, builtin: false };
-  // Read-only everything with a private /tmp; the run directory is bound back (it may live under /tmp), its
-  // .arrow/ hidden as for workers.
+  // Read-only everything with a private scratch directory; .arrow/ hidden as for workers.
+  const scratch = scratchDir(runDir, `${node.id}.accept`);
+  env.TMPDIR = scratch;
   const ro = [
     "--ro-bind",
     "/",
@@ -284,13 +301,14 @@ export function acceptanceCommand(
     "/dev",
     "--proc",
     "/proc",
-    "--tmpfs",
-    "/tmp",
     "--ro-bind",
     runDir,
     runDir,
     "--tmpfs",
     `${runDir}/.arrow`,
+    "--bind",
+    scratch,
+    scratch,
     "--unshare-all",
     "--die-with-parent",
     "--new-session",
