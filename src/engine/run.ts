@@ -69,6 +69,7 @@ export async function drive(
     }
   } finally {
     await world.shutdown();
+    await box.flush();
   }
   return state;
 }

@@ -8,7 +8,7 @@
 import type { Event, ReplayLine } from "../model/events.ts";
 import { canonical, canonicalPretty } from "../model/json.ts";
 import type { Incident, RunState } from "../model/state.ts";
-import { appendDurable, writeAtomic } from "../runtime/atomic.ts";
+import { appendDurable, LatestWriter, writeAtomic } from "../runtime/atomic.ts";
 import { finalState, parseReplay } from "./replay.ts";
 import { renderReport } from "./report.ts";
 
@@ -32,9 +32,17 @@ export const FILES = {
 
 export class BlackBox {
   readonly incidents: Incident[] = [];
+  /** state.json: replaced atomically and fsynced every tick, in the background so the loop does not wait. */
+  readonly #state: LatestWriter;
 
   constructor(readonly runDir: string) {
     Deno.mkdirSync(`${runDir}/report`, { recursive: true });
+    this.#state = new LatestWriter(`${runDir}/${FILES.state}`);
+  }
+
+  /** Waits until the latest state.json is on disk. */
+  flush(): Promise<void> {
+    return this.#state.flush();
   }
 
   /** Starts a fresh black box with the initial state as tick 0. */
@@ -46,7 +54,9 @@ export class BlackBox {
 
   /** Persists one tick: replay line, incidents, state.json, and the report when its version moved. */
   append(line: ReplayLine, state: RunState): void {
-    appendDurable(`${this.runDir}/${FILES.replay}`, canonical(line) + "\n");
+    // Written through to the OS every tick (a killed arrow loses nothing); not fsynced: state.json is, and a
+    // power cut can at worst cost the last ticks, which a resume runs again.
+    appendDurable(`${this.runDir}/${FILES.replay}`, canonical(line) + "\n", false);
     const incidents = line.events.filter((e): e is Extract<Event, { e: "incident" }> => e.e === "incident")
       .map((e) => e.incident);
     this.incidents.push(...incidents);
@@ -57,7 +67,7 @@ export class BlackBox {
       incidents.map((i) => canonical(i) + "\n").join(""),
       false,
     );
-    writeAtomic(`${this.runDir}/${FILES.state}`, canonicalPretty(state));
+    this.#state.write(canonicalPretty(state));
     if (line.tick === 0 || line.events.some((e) => e.e === "report")) this.writeReport(state);
   }
 

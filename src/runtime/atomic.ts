@@ -38,3 +38,60 @@ export function appendDurable(path: string, text: string, sync = true): void {
   while (off < bytes.length) off += f.writeSync(bytes.subarray(off));
   if (sync) f.syncDataSync();
 }
+
+/** writeAtomic, asynchronously: temp file, fsync, rename — off the caller's thread. */
+export async function writeAtomicAsync(path: string, data: string): Promise<void> {
+  const dir = dirOf(path);
+  const tmp = `${dir}/.${path.slice(dir.length + 1)}.${Deno.pid}.tmp`;
+  const f = await Deno.open(tmp, { write: true, create: true, truncate: true });
+  try {
+    const bytes = enc.encode(data);
+    let off = 0;
+    while (off < bytes.length) off += await f.write(bytes.subarray(off));
+    await f.sync();
+  } finally {
+    f.close();
+  }
+  await Deno.rename(tmp, path);
+}
+
+/**
+ * Keeps one file atomically replaced with the latest content given, fsynced, without making the caller
+ * wait for the disk: writes run one at a time in the background and a newer content supersedes one that
+ * has not started yet. `flush()` waits until the latest content is on disk.
+ */
+export class LatestWriter {
+  #pending: string | null = null;
+  #running: Promise<void> | null = null;
+  #error: unknown = null;
+
+  constructor(readonly path: string) {}
+
+  write(text: string): void {
+    this.#pending = text;
+    this.#running ??= this.#drain();
+  }
+
+  async #drain(): Promise<void> {
+    try {
+      while (this.#pending !== null) {
+        const text = this.#pending;
+        this.#pending = null;
+        await writeAtomicAsync(this.path, text);
+      }
+    } catch (e) {
+      this.#error = e;
+    } finally {
+      this.#running = null;
+    }
+  }
+
+  async flush(): Promise<void> {
+    while (this.#running) await this.#running;
+    if (this.#error) {
+      const e = this.#error;
+      this.#error = null;
+      throw e;
+    }
+  }
+}

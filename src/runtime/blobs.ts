@@ -13,6 +13,8 @@ export const BLOB_LIMIT = 8 << 20;
 export type FileMap = Record<string, string>;
 
 export class BlobStore {
+  #prefixes = new Set<string>();
+
   constructor(readonly dir: string) {
     Deno.mkdirSync(dir, { recursive: true });
   }
@@ -47,7 +49,12 @@ export class BlobStore {
     if (size > BLOB_LIMIT) return;
     const bytes = Deno.readFileSync(file);
     if (hashFile(file, size) !== hash) return;
-    Deno.mkdirSync(`${this.dir}/${hash.slice(0, 2)}`, { recursive: true });
+    const prefix = `${this.dir}/${hash.slice(0, 2)}`;
+    // mkdir costs ~1 ms here even when the directory exists, and a tick stores a few blobs.
+    if (!this.#prefixes.has(prefix)) {
+      Deno.mkdirSync(prefix, { recursive: true });
+      this.#prefixes.add(prefix);
+    }
     // No fsync: a blob lost to a power cut is reported by restore(); a killed process cannot lose it.
     Deno.writeFileSync(this.#path(hash), bytes);
   }

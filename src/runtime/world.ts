@@ -53,6 +53,7 @@ export class World {
   #builtins: Record<string, BuiltinWorker>;
   #bwrap: string | null;
   #ackTimeout: number;
+  #dirs = new Set<string>();
   malformed: Record<NodeId, number> = {};
 
   constructor(opts: WorldOptions) {
@@ -221,7 +222,7 @@ export class World {
         `${prev}/ckpt`,
       );
     }
-    Deno.mkdirSync(scope, { recursive: true });
+    this.#ensureDir(scope);
     const cmd = workerCommand(
       { runDir: this.runDir, state, node, attempt, resume, catchup, bwrap: this.#bwrap },
       this.#builtins,
@@ -270,6 +271,13 @@ export class World {
     });
   }
 
+  /** mkdir costs ~1 ms on these disks even for a directory that exists; scopes are never removed. */
+  #ensureDir(dir: string): void {
+    if (this.#dirs.has(dir)) return;
+    Deno.mkdirSync(dir, { recursive: true });
+    this.#dirs.add(dir);
+  }
+
   #spawn(id: NodeId, cmd: Command): Spawned {
     const p = spawn(cmd.cmd, cmd.args, {
       cwd: cmd.cwd,
@@ -313,7 +321,7 @@ export class World {
         continue;
       }
       if (!cmd.lockstep) continue;
-      Deno.mkdirSync(this.scope(n), { recursive: true });
+      this.#ensureDir(this.scope(n));
       const proc = this.#spawn(n.id, cmd);
       this.standbys.set(n.id, { key: standbyKey(cmd), proc, lock: new Lockstep(proc), audit: cmd.audit });
     }
