@@ -5,7 +5,7 @@
  * @module
  */
 import meta from "../../deno.json" with { type: "json" };
-import { closest } from "../graph/check.ts";
+import { closest } from "../graph/closest.ts";
 import { COMMANDS } from "./commands.ts";
 import { InputError, UsageError } from "./errors.ts";
 

@@ -6,7 +6,7 @@
  */
 import type { Fault } from "../graph/scenario.ts";
 import type { Mode } from "../model/state.ts";
-import type { BuiltinWorker } from "../runtime/launch.ts";
+import { type BuiltinWorker, selfExec } from "../runtime/launch.ts";
 import type { Resolved } from "./catalog.ts";
 import { InputError } from "./errors.ts";
 
@@ -53,7 +53,9 @@ export interface SandboxSetup {
 }
 
 export async function sandboxSetup(mode: Mode, res: Resolved, quiet: boolean): Promise<SandboxSetup> {
-  const needsBwrap = res.plan.nodes.some((n) => n.worker?.type === "command") && mode !== "mock";
+  // Self-executed workers (a compiled binary) have no Deno permission layer, so bubblewrap stands in.
+  const needsBwrap = selfExec() ||
+    (res.plan.nodes.some((n) => n.worker?.type === "command") && mode !== "mock");
   const bwrap = needsBwrap ? await findBwrap() : null;
   if (needsBwrap && !bwrap && !quiet) {
     console.error(

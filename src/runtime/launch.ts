@@ -47,7 +47,19 @@ export function baseEnv(): Record<string, string> {
 /** Deno flags that keep a child offline and unable to touch the lockfile or fetch packages. */
 const LOCKED = ["--no-prompt", "--no-config", "--no-lock", "--no-remote", "--no-npm", "--quiet"];
 
-/** A Deno script of ours, run sandboxed by Deno permissions (or self-exec'd in a compiled binary). */
+const MAIN = new URL("../cli/main.ts", import.meta.url).pathname;
+
+/**
+ * True when our Deno children run as `arrow __worker <name>` instead of `deno run <script>`: always in a
+ * compiled binary (no script files on disk), or when ARROW_WORKER_MODE=self asks for it (to test that path
+ * from source). Self-executed workers carry the binary's own permissions, so Deno's permission layer is
+ * replaced by bubblewrap where it is available.
+ */
+export function selfExec(): boolean {
+  return isCompiled() || Deno.env.get("ARROW_WORKER_MODE") === "self";
+}
+
+/** A Deno script of ours, run sandboxed by Deno permissions (or self-executed, see selfExec). */
 export function denoScript(
   script: string,
   args: string[],
@@ -55,7 +67,15 @@ export function denoScript(
   audit: string | null,
 ): { cmd: string; args: string[]; env: Record<string, string> } {
   const env: Record<string, string> = audit ? { DENO_AUDIT_PERMISSIONS: audit } : {};
-  if (isCompiled()) return { cmd: Deno.execPath(), args: ["__worker", script, ...args], env };
+  if (isCompiled()) return { cmd: Deno.execPath(), args: ["__worker", script, ...args], env: {} };
+  if (selfExec()) {
+    const config = new URL("../../deno.json", import.meta.url).pathname;
+    return {
+      cmd: Deno.execPath(),
+      args: ["run", "-A", "--no-prompt", "--quiet", "--config", config, MAIN, "__worker", script, ...args],
+      env: {},
+    };
+  }
   const flags = [...LOCKED];
   if (perms.read.length) flags.push(`--allow-read=${perms.read.join(",")}`);
   if (perms.write.length) flags.push(`--allow-write=${perms.write.join(",")}`);
@@ -140,10 +160,13 @@ export function workerCommand(ctx: LaunchContext, builtins: Record<string, Built
     const config = workerConfig(ctx, w?.type === "builtin" ? w.args ?? {} : {});
     const read = [`${runDir}/nodes`, ...(b?.read?.(runDir) ?? [])];
     const d = denoScript(script, [], { read, write: [scope], env: ARROW_ENV }, audit);
+    const self = selfExec();
+    const boxed = self && ctx.bwrap ? bwrapWorker(ctx, scope, [d.cmd, ...d.args]) : null;
     return {
-      cmd: d.cmd,
-      args: d.args,
+      cmd: boxed ? ctx.bwrap! : d.cmd,
+      args: boxed ? boxed.args : d.args,
       env: {
+        ...(boxed ? { TMPDIR: boxed.scratch } : {}),
         ...baseEnv(),
         ...d.env,
         ...arrowEnv,
@@ -153,9 +176,9 @@ export function workerCommand(ctx: LaunchContext, builtins: Record<string, Built
       },
       cwd: scope,
       lockstep: b ? b.lockstep : true,
-      audit: isCompiled() ? null : audit,
-      sandbox: isCompiled() ? "none" : "deno",
-      shadow: null,
+      audit: self ? null : audit,
+      sandbox: boxed ? "bwrap" : self ? "none" : "deno",
+      shadow: boxed?.shadow ?? null,
       config,
     };
   }
@@ -181,22 +204,34 @@ export function workerCommand(ctx: LaunchContext, builtins: Record<string, Built
       config: null,
     };
   }
-  // One shadow per attempt, so a restarted node is not blamed again for what an earlier attempt left there.
-  const shadow = `${runDir}/.arrow/shadow/${node.id}.${ctx.attempt}`;
-  mirrorScopes(shadow, state.plan.nodes.map((n) => n.scope));
-  const inputs = Object.values(refs(ctx, "artifact")).map((r) => r.scope);
-  const scratch = scratchDir(runDir, `${node.id}.${ctx.attempt}`);
-  const bw = bwrapArgs({ scope, run: runDir, shadow, readable: inputs, scratch });
+  const boxed = bwrapWorker(ctx, scope, argv);
   return {
     cmd: ctx.bwrap,
-    args: [...bw, "--", ...argv],
-    env: { ...env, TMPDIR: scratch },
+    args: boxed.args,
+    env: { ...env, TMPDIR: boxed.scratch },
     cwd: scope,
     lockstep: false,
     audit: null,
     sandbox: "bwrap",
-    shadow,
+    shadow: boxed.shadow,
     config: null,
+  };
+}
+
+/** A worker argv wrapped in bubblewrap, with its shadow (where stray writes land) and scratch directories. */
+function bwrapWorker(ctx: LaunchContext, scope: string, argv: string[]) {
+  const { runDir, node, state } = ctx;
+  // One shadow per attempt, so a restarted node is not blamed again for what an earlier attempt left there.
+  const shadow = `${runDir}/.arrow/shadow/${node.id}.${ctx.attempt}`;
+  mirrorScopes(shadow, state.plan.nodes.map((n) => n.scope));
+  const readable = [...Object.values(refs(ctx, "artifact")), ...Object.values(refs(ctx, "stream"))].map((r) =>
+    r.scope
+  );
+  const scratch = scratchDir(runDir, `${node.id}.${ctx.attempt}`);
+  return {
+    args: [...bwrapArgs({ scope, run: runDir, shadow, readable, scratch }), "--", ...argv],
+    shadow,
+    scratch,
   };
 }
 
