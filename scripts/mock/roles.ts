@@ -135,23 +135,30 @@ async function produce(cfg: WorkerConfig, out: ScopeWriter, ticks: number): Prom
   }
 }
 
+/**
+ * The out_of_scope_write fault: on its tick, try to write outside the scope and swallow the refusal, as a
+ * careless agent would (the sandbox layers are what the overwatch reads). Never during a fast-forward.
+ */
+export function strayWrite(cfg: WorkerConfig, out: ScopeWriter, local: number): void {
+  const escape = faultsOf(cfg, "out_of_scope_write")[0];
+  if (!escape || out.dry || local !== ((escape.at_tick as number | undefined) ?? 1)) return;
+  try {
+    Deno.writeTextFileSync(`${cfg.nodes}/${escape.path}`, `written by ${cfg.node}\n`);
+  } catch {
+    // refused by the sandbox, on purpose ignored
+  }
+}
+
 /** A fast node: `ticks` ticks of work, unless a fault keeps it busy, then outputs and a completion claim. */
 export function fast(cfg: WorkerConfig, out: ScopeWriter) {
   const ticks = cfg.mock.ticks ?? 1;
   const tokens = cfg.mock.tokens ?? 120;
   const frozen = faultsOf(cfg, "frozen_scope").length > 0;
   const flip = faultsOf(cfg, "flip_flop").length > 0;
-  const escape = faultsOf(cfg, "out_of_scope_write")[0];
   let local = 0;
   return async (): Promise<TickResult> => {
     local++;
-    if (escape && local === ((escape.at_tick as number | undefined) ?? 1) && !out.dry) {
-      try {
-        Deno.writeTextFileSync(`${cfg.nodes}/${escape.path}`, `written by ${cfg.node}\n`);
-      } catch {
-        // Swallowed on purpose: the sandbox's audit log is what the overwatch reads.
-      }
-    }
+    strayWrite(cfg, out, local);
     if (frozen) return { tokens, done: false };
     if (flip) {
       out.write(

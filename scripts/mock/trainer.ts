@@ -9,7 +9,7 @@ import { faultsOf } from "../lib/config.ts";
 import type { ScopeWriter } from "../lib/files.ts";
 import { readJson } from "../lib/files.ts";
 import type { TickResult } from "../lib/protocol.ts";
-import { manifestBase } from "./roles.ts";
+import { manifestBase, strayWrite } from "./roles.ts";
 
 interface Profile {
   shape: "rise_cross" | "rise_plateau" | "flat";
@@ -61,7 +61,6 @@ export function trainer(cfg: WorkerConfig, out: ScopeWriter) {
   const early = faultsOf(cfg, "superseding_answer", true).at(-1)?.at_stage as number | undefined;
   const last = Math.min(p.stages, early ?? p.stages);
   const claims = (faultsOf(cfg, "false_claim", true).at(-1)?.claims as number[] | undefined) ?? [];
-  const escape = faultsOf(cfg, "out_of_scope_write")[0];
   const from = cfg.resume ? readJson<Ckpt>(cfg.resume) : undefined;
   let stage = from?.step ?? 0;
   let best = from?.best ?? -Infinity;
@@ -92,13 +91,7 @@ export function trainer(cfg: WorkerConfig, out: ScopeWriter) {
 
   return async (): Promise<TickResult> => {
     local++;
-    if (escape && local === ((escape.at_tick as number | undefined) ?? 1) && !out.dry) {
-      try {
-        Deno.writeTextFileSync(`${cfg.nodes}/${escape.path}`, `written by ${cfg.node}\n`);
-      } catch {
-        // A careless agent swallows the refusal; the audit log still saw the attempt.
-      }
-    }
+    strayWrite(cfg, out, local);
     if (stage >= last) return await finish();
     if (p.freeze_at !== undefined && stage >= p.freeze_at) return { tokens: 0, done: false };
     for (let i = 0; i < p.stages_per_tick && stage < last; i++) {

@@ -8,7 +8,7 @@ import { formatDiagnostic, loadPlan } from "../graph/load.ts";
 import { checkFaults, type Fault, loadFaults, loadScenario, type ScenarioFile } from "../graph/scenario.ts";
 import type { Plan } from "../graph/types.ts";
 import { PLANS, SCENARIOS } from "../scenarios.gen.ts";
-import { InputError } from "./errors.ts";
+import { InputError, readInput } from "./errors.ts";
 
 export interface Resolved {
   name: string;
@@ -66,25 +66,12 @@ export function resolveBuiltin(name: string): Resolved {
   };
 }
 
-function readText(path: string, what: string): string {
-  try {
-    return Deno.readTextFileSync(path);
-  } catch (e) {
-    const why = e instanceof Deno.errors.NotFound
-      ? "no such file"
-      : e instanceof Deno.errors.IsADirectory
-      ? "is a directory"
-      : (e as Error).message;
-    fail(`cannot read ${what} ${path}: ${why}`, []);
-  }
-}
-
 export function resolvePlanFile(path: string, faultsPath?: string): Resolved {
-  const planText = readText(path, "plan");
+  const planText = readInput(path, "plan");
   const { plan, warnings } = planFrom(planText, path);
   let faults: Fault[] = [];
   if (faultsPath) {
-    const r = loadFaults(readText(faultsPath, "fault script"), faultsPath);
+    const r = loadFaults(readInput(faultsPath, "fault script"), faultsPath);
     if (!r.faults) fail(`${faultsPath} is not a valid fault script:`, r.errors.map(formatDiagnostic));
     const bad = checkFaults(plan, r.faults, r.faultPos, faultsPath);
     if (bad.length) fail(`${faultsPath} aims faults at unknown nodes:`, bad.map(formatDiagnostic));

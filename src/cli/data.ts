@@ -8,23 +8,10 @@
  */
 import type { Plan, PlanNode } from "../graph/types.ts";
 import { CsvError, parseCsv, type Table } from "../../scripts/lib/csv.ts";
-import { InputError } from "./errors.ts";
+import { InputError, readInput } from "./errors.ts";
 
 /** Fewest rows that still leave a dev part with a spread to score R² on (60/20/20 split). */
 export const MIN_ROWS = 10;
-
-function read(file: string): string {
-  try {
-    return Deno.readTextFileSync(file);
-  } catch (e) {
-    const why = e instanceof Deno.errors.NotFound
-      ? "no such file"
-      : e instanceof Deno.errors.IsADirectory
-      ? "is a directory"
-      : (e as Error).message;
-    throw new InputError(`arrow run: cannot read --data ${file}: ${why}`);
-  }
-}
 
 /** Checks that `table` (from `file`) can be the data set of a regression on `target`. */
 export function checkTable(table: Table, file: string, target: string): void {
@@ -65,7 +52,7 @@ export function withUserData(plan: Plan, file: string, target: string, runDir: s
     const node = dataNode(plan);
     let table: Table;
     try {
-      table = parseCsv(read(file), file);
+      table = parseCsv(readInput(file, "--data"), file);
     } catch (e) {
       if (e instanceof CsvError) throw new InputError(`arrow run: ${e.message}`);
       throw e;

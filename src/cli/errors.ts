@@ -17,3 +17,17 @@ export class InputError extends Error {
     super(message);
   }
 }
+
+/** Reads a file the user named, turning a failure into an InputError that says which file and why. */
+export function readInput(path: string, what: string): string {
+  try {
+    return Deno.readTextFileSync(path);
+  } catch (e) {
+    const why = e instanceof Deno.errors.NotFound
+      ? "no such file"
+      : e instanceof Deno.errors.IsADirectory
+      ? "is a directory"
+      : (e as Error).message;
+    throw new InputError(`arrow run: cannot read ${what} ${path}: ${why}`);
+  }
+}

@@ -5,13 +5,11 @@
  * @module
  */
 import { resumeRun } from "../engine/resume.ts";
-import { canonicalPretty } from "../model/json.ts";
-import { writeAtomic } from "../runtime/atomic.ts";
 import { acquireLock, LockedError } from "../runtime/lock.ts";
 import { intFlag, parse } from "./args.ts";
 import { InputError, UsageError } from "./errors.ts";
 import { Progress } from "./progress.ts";
-import { printOutcome } from "./run.ts";
+import { printOutcome, recordEnd } from "./run.ts";
 import { resolveRunDir } from "./rundir.ts";
 import { findBwrap } from "./sandbox.ts";
 
@@ -125,19 +123,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     return printOutcome(state, runDir, json, true);
   }
-  writeAtomic(
-    `${runDir}/run.json`,
-    canonicalPretty({
-      ...meta,
-      resumed_at: new Date().toISOString(),
-      resume_wall_ms: Math.round(performance.now() - t0),
-      verdict: state.verdict,
-      ticks: state.tick,
-    }),
-  );
-  if (state.verdict === null) {
-    console.error(`arrow resume: interrupted at tick ${state.tick}; continue with: arrow resume ${runDir}`);
-    return 130;
-  }
+  const times = { resumed_at: new Date().toISOString(), resume_wall_ms: Math.round(performance.now() - t0) };
+  if (!recordEnd("resume", runDir, meta, times, state)) return 130;
   return printOutcome(state, runDir, json, quiet);
 }

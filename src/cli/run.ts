@@ -192,24 +192,38 @@ export async function main(argv: string[]): Promise<number> {
     progress.end();
     lock.release();
   }
-  writeAtomic(
-    `${runDir}/run.json`,
-    canonicalPretty({
-      ...meta,
+  if (
+    !recordEnd("run", runDir, meta, {
       finished_at: new Date().toISOString(),
       wall_ms: Math.round(performance.now() - t0),
-      verdict: final.verdict,
-      ticks: final.tick,
-    }),
-  );
-  if (final.verdict === null) {
+    }, final)
+  ) {
     await live?.close();
-    console.error(`arrow run: interrupted at tick ${final.tick}; continue with: arrow resume ${runDir}`);
     return 130;
   }
   const code = printOutcome(final, runDir, json, quiet);
   if (live) await live.hold();
   return code;
+}
+
+/**
+ * Records the end of a run's process in run.json (wall-clock facts live there, not in the black box) and,
+ * when it ended without a verdict (interrupted), says how to continue. Returns true when it has a verdict.
+ */
+export function recordEnd(
+  cmd: string,
+  runDir: string,
+  meta: Record<string, unknown>,
+  times: Record<string, unknown>,
+  state: RunState,
+): boolean {
+  writeAtomic(
+    `${runDir}/run.json`,
+    canonicalPretty({ ...meta, ...times, verdict: state.verdict, ticks: state.tick }),
+  );
+  if (state.verdict !== null) return true;
+  console.error(`arrow ${cmd}: interrupted at tick ${state.tick}; continue with: arrow resume ${runDir}`);
+  return false;
 }
 
 export function printOutcome(
