@@ -1,0 +1,62 @@
+/**
+ * Crash-resume on the real path: arrow is killed with SIGKILL while the real GBDT trainer (a free-running,
+ * detached process) is training. `arrow resume` must stop the orphaned trainer, restart it from its last
+ * checkpoint so its step count continues from there, and reach the same verdict as an uninterrupted run.
+ */
+import { deepEqual, equal, ok } from "node:assert/strict";
+import { arrow, ROOT } from "./helpers/cli.ts";
+import { lineCount, processesMentioning, until } from "./helpers/procs.ts";
+
+Deno.test("real path: SIGKILL while N4 trains, then resume from N4's last checkpoint", async () => {
+  const runsDir = await Deno.makeTempDir({ prefix: "arrow-real-resume-" });
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      `${ROOT}src/cli/main.ts`,
+      "run",
+      "--scenario",
+      "green",
+      "--real",
+      "--runs-dir",
+      runsDir,
+      "--quiet",
+    ],
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  let runDir = "";
+  await until(
+    () => {
+      const d = [...Deno.readDirSync(runsDir)].find((e) => e.isDirectory);
+      if (d) runDir = `${runsDir}/${d.name}`;
+      return runDir !== "" && lineCount(`${runDir}/nodes/N4/metrics.jsonl`) >= 20;
+    },
+    60_000,
+    "N4 to train 20 stages",
+  );
+  child.kill("SIGKILL");
+  await child.status;
+  const orphans = processesMentioning(`${runDir}/nodes/N4`);
+  ok(orphans.length > 0, "the detached trainer outlived the killed arrow");
+
+  const r = await arrow(["resume", runDir]);
+  equal(r.code, 0, r.stderr);
+  ok(/stopped \d+ process group\(s\) left by the dead run/.test(r.stdout), r.stdout);
+  ok(/restarted: .*N4/.test(r.stdout), r.stdout);
+  ok(/^RESEARCH ANSWERED$/m.test(r.stdout), r.stdout);
+  deepEqual(processesMentioning(runDir), [], "nothing of the run is left alive");
+
+  const log = Deno.readTextFileSync(`${runDir}/logs/N4.out`);
+  const m = log.match(/resuming from .*\/ckpt\/step_(\d+)\.json at step (\d+)/);
+  ok(m, `the restarted trainer resumed from a checkpoint:\n${log}`);
+  const step = Number(m[2]);
+  ok(step > 0 && step % 6 === 0, `resumed at checkpoint step ${step}`);
+  const steps = Deno.readTextFileSync(`${runDir}/nodes/N4/metrics.jsonl`).trim().split("\n").map((l) =>
+    JSON.parse(l).step as number
+  );
+  equal(steps.at(-1), 60, "and trained to the end, its step count continuing from the checkpoint");
+  const state = JSON.parse(Deno.readTextFileSync(`${runDir}/state.json`));
+  equal(state.nodes.N4.status, "verified");
+  await Deno.remove(runsDir, { recursive: true });
+});
