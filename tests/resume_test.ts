@@ -221,3 +221,45 @@ Deno.test("arrow replay is a pure function of replay.jsonl: alone in a directory
   }
   await Deno.remove(runsDir, { recursive: true });
 });
+
+Deno.test("Ctrl-C stops a run cleanly (exit 130, says how to continue) and resume finishes it identically", async () => {
+  const runsDir = await Deno.makeTempDir();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      `${ROOT}src/cli/main.ts`,
+      "run",
+      "--scenario",
+      "trap_taint",
+      "--runs-dir",
+      runsDir,
+      "--tick-ms",
+      "30",
+      "--quiet",
+    ],
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  let runDir: string | undefined;
+  await until(
+    () => (runDir = runDir ?? runDirIn(runsDir)) !== undefined && lineCount(`${runDir}/replay.jsonl`) >= 12,
+    20_000,
+    "the run to progress",
+  );
+  child.kill("SIGINT");
+  const out = await child.output();
+  equal(out.code, 130);
+  match(
+    new TextDecoder().decode(out.stderr),
+    new RegExp(`interrupted at tick \\d+; continue with: arrow resume ${runDir}`),
+  );
+  equal(processesMentioning(runDir!).length, 0, "workers were stopped on the way out");
+  const r = await arrow(["resume", runDir!, "--tick-ms", "0", "--quiet"]);
+  equal(r.code, 0, r.stderr);
+  equal(
+    Deno.readTextFileSync(`${runDir}/replay.jsonl`),
+    Deno.readTextFileSync(`${GOLDEN}/trap_taint/replay.jsonl`),
+  );
+  await Deno.remove(runsDir, { recursive: true });
+});

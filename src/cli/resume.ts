@@ -8,6 +8,7 @@ import { resumeRun } from "../engine/resume.ts";
 import { acquireLock, LockedError } from "../runtime/lock.ts";
 import { intFlag, parse } from "./args.ts";
 import { InputError, UsageError } from "./errors.ts";
+import { onInterrupt } from "./interrupt.ts";
 import { Progress } from "./progress.ts";
 import { printOutcome, recordEnd } from "./run.ts";
 import { resolveRunDir } from "./rundir.ts";
@@ -66,10 +67,7 @@ export async function main(argv: string[]): Promise<number> {
   const mode = String(meta.mode ?? "mock");
   const builtins = mode === "real" ? (await import("../../scripts/real/registry.ts")).BUILTINS : {};
   const progress = new Progress(quiet);
-  const abort = new AbortController();
-  const onSig = () => abort.abort();
-  Deno.addSignalListener("SIGINT", onSig);
-  Deno.addSignalListener("SIGTERM", onSig);
+  using interrupt = onInterrupt();
   const t0 = performance.now();
   let out;
   try {
@@ -79,7 +77,7 @@ export async function main(argv: string[]): Promise<number> {
       maxTicks,
       builtins,
       bwrap: await findBwrap(),
-      signal: abort.signal,
+      signal: interrupt.signal,
       onTick: (s, ev) => progress.tick(s, ev),
     }, (r) => {
       if (quiet) return;
@@ -104,8 +102,6 @@ export async function main(argv: string[]): Promise<number> {
     if (e instanceof SyntaxError) throw new InputError(`arrow resume: ${e.message}`);
     throw e;
   } finally {
-    Deno.removeSignalListener("SIGINT", onSig);
-    Deno.removeSignalListener("SIGTERM", onSig);
     progress.end();
     lock.release();
   }

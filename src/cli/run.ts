@@ -12,6 +12,7 @@ import { writeAtomic } from "../runtime/atomic.ts";
 import { intFlag, parse } from "./args.ts";
 import { resolveBuiltin, resolvePlanFile } from "./catalog.ts";
 import { InputError, UsageError } from "./errors.ts";
+import { onInterrupt } from "./interrupt.ts";
 import { Progress, statusTable } from "./progress.ts";
 import { sandboxSetup } from "./sandbox.ts";
 import type { Live } from "./live.ts";
@@ -150,10 +151,7 @@ export async function main(argv: string[]): Promise<number> {
   writeAtomic(`${runDir}/run.json`, canonicalPretty(meta));
 
   const progress = new Progress(quiet);
-  const abort = new AbortController();
-  const onSig = () => abort.abort();
-  Deno.addSignalListener("SIGINT", onSig);
-  Deno.addSignalListener("SIGTERM", onSig);
+  using interrupt = onInterrupt();
   const t0 = performance.now();
   let final: RunState;
   let live: Live | null = null;
@@ -180,15 +178,13 @@ export async function main(argv: string[]): Promise<number> {
       maxTicks,
       builtins: sandbox.builtins,
       bwrap: sandbox.bwrap,
-      signal: abort.signal,
+      signal: interrupt.signal,
       onTick: (s, ev) => {
         progress.tick(s, ev);
         live?.onTick(s, ev);
       },
     });
   } finally {
-    Deno.removeSignalListener("SIGINT", onSig);
-    Deno.removeSignalListener("SIGTERM", onSig);
     progress.end();
     lock.release();
   }
