@@ -4,27 +4,12 @@
  * checkpoint so its step count continues from there, and reach the same verdict as an uninterrupted run.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { arrow, ROOT } from "./helpers/cli.ts";
+import { arrow, spawnArrow } from "./helpers/cli.ts";
 import { lineCount, processesMentioning, until } from "./helpers/procs.ts";
 
 Deno.test("real path: SIGKILL while N4 trains, then resume from N4's last checkpoint", async () => {
   const runsDir = await Deno.makeTempDir({ prefix: "arrow-real-resume-" });
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      `${ROOT}src/cli/main.ts`,
-      "run",
-      "--scenario",
-      "green",
-      "--real",
-      "--runs-dir",
-      runsDir,
-      "--quiet",
-    ],
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
+  const child = spawnArrow(["run", "--scenario", "green", "--real", "--runs-dir", runsDir, "--quiet"]);
   let runDir = "";
   await until(
     () => {

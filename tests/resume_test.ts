@@ -5,7 +5,7 @@
  */
 import { equal, match, ok } from "node:assert/strict";
 import { parseReplay } from "../src/record/replay.ts";
-import { arrow, pool, ROOT } from "./helpers/cli.ts";
+import { arrow, pool, ROOT, spawnArrow } from "./helpers/cli.ts";
 import { lineCount, processesMentioning, until } from "./helpers/procs.ts";
 
 const GOLDEN = `${ROOT}tests/golden`;
@@ -27,23 +27,16 @@ function killPoints(name: string): { label: string; lines: number }[] {
 }
 
 function spawnRun(name: string, runsDir: string, tickMs: number): Deno.ChildProcess {
-  return new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      `${ROOT}src/cli/main.ts`,
-      "run",
-      "--scenario",
-      name,
-      "--runs-dir",
-      runsDir,
-      "--tick-ms",
-      String(tickMs),
-      "--quiet",
-    ],
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
+  return spawnArrow([
+    "run",
+    "--scenario",
+    name,
+    "--runs-dir",
+    runsDir,
+    "--tick-ms",
+    String(tickMs),
+    "--quiet",
+  ]);
 }
 
 function runDirIn(runsDir: string): string | undefined {
@@ -224,23 +217,10 @@ Deno.test("arrow replay is a pure function of replay.jsonl: alone in a directory
 
 Deno.test("Ctrl-C stops a run cleanly (exit 130, says how to continue) and resume finishes it identically", async () => {
   const runsDir = await Deno.makeTempDir();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      `${ROOT}src/cli/main.ts`,
-      "run",
-      "--scenario",
-      "trap_taint",
-      "--runs-dir",
-      runsDir,
-      "--tick-ms",
-      "30",
-      "--quiet",
-    ],
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
+  const child = spawnArrow(
+    ["run", "--scenario", "trap_taint", "--runs-dir", runsDir, "--tick-ms", "30", "--quiet"],
+    "piped",
+  );
   let runDir: string | undefined;
   await until(
     () => (runDir = runDir ?? runDirIn(runsDir)) !== undefined && lineCount(`${runDir}/replay.jsonl`) >= 12,

@@ -40,3 +40,13 @@ export async function pool<T, R>(items: T[], limit: number, fn: (item: T) => Pro
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return out;
 }
+
+/** Starts `arrow <args>` in the background (crash tests kill or interrupt it); stdout is discarded. */
+export function spawnArrow(args: string[], stderr: "null" | "piped" = "null"): Deno.ChildProcess {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--no-prompt", `${ROOT}src/cli/main.ts`, ...args],
+    env: { NO_COLOR: "1", RUST_BACKTRACE: "0" },
+    stdout: "null",
+    stderr,
+  }).spawn();
+}
