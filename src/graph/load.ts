@@ -5,12 +5,13 @@
  * @module
  */
 import { LineCounter, parseDocument } from "yaml";
-import { ACCEPT_MAX_LAPS } from "../thresholds.ts";
 import { checkDocument, type Pos } from "./check.ts";
 import { normalize } from "./normalize.ts";
 import { planSchema } from "./plan_schema.ts";
-import { DEFAULT_ACCEPTANCE, DEFAULT_SLOTS, type Plan, type PlanFile } from "./types.ts";
-import { resolveScope, validatePlan } from "./validate.ts";
+import { resolvePlan } from "./resolve.ts";
+import type { Plan, PlanFile } from "./types.ts";
+import { validatePlan } from "./validate.ts";
+import { validateWorkers } from "./validate_workers.ts";
 
 export interface Diagnostic extends Pos {
   file: string;
@@ -45,12 +46,13 @@ export function loadPlan(text: string, file: string): LoadResult {
   const checked = checkDocument(doc, planSchema, lines);
   const raw = (checked.value ?? {}) as Partial<PlanFile>;
   const semantic = validatePlan(raw, checked.pos, checked.keyPos);
+  const workers = validateWorkers(raw, checked.pos, checked.keyPos);
   const errors = [
     ...syntax,
     ...checked.problems.map((p) => diag(p, p.message)),
-    ...semantic.errors.map((f) => diag(f.pos, f.message)),
+    ...[...semantic.errors, ...workers.errors].map((f) => diag(f.pos, f.message)),
   ];
-  const warnings = semantic.warnings.map((f) => diag(f.pos, f.message));
+  const warnings = [...semantic.warnings, ...workers.warnings].map((f) => diag(f.pos, f.message));
 
   const nodes = raw.nodes ?? [];
   const ids = nodes.map((n) => n.id);
@@ -65,28 +67,6 @@ export function loadPlan(text: string, file: string): LoadResult {
   if (errors.length || !raw.question || !raw.protocol) {
     return { errors: errors.sort(byPos), warnings: warnings.sort(byPos) };
   }
-  const plan: Plan = {
-    question: raw.question,
-    protocol: raw.protocol,
-    slots: { ...DEFAULT_SLOTS, ...raw.resources?.slots },
-    nodes: nodes.map((n) => ({
-      id: n.id,
-      title: n.title ?? n.id,
-      kind: n.kind,
-      role: n.role,
-      scope: resolveScope(n.scope ?? n.id)!,
-      mock: n.mock ?? {},
-      ...(n.worker ? { worker: n.worker } : {}),
-      acceptance: n.acceptance ?? [...DEFAULT_ACCEPTANCE],
-      spawn_only: n.spawn_only ?? false,
-      can_spawn: n.can_spawn ?? false,
-      spawn_on: n.spawn_on ?? (n.spawn_only ? ["PLATEAU_TRIP"] : []),
-      budget: n.budget ?? {},
-    })),
-    edges: norm.edges.map((
-      e,
-    ) => (e.kind === "back_edge" && e.laps === undefined ? { ...e, laps: ACCEPT_MAX_LAPS } : e)),
-    order: norm.order,
-  };
+  const plan = resolvePlan(raw as PlanFile, norm);
   return { plan, errors: [], warnings: warnings.sort(byPos) };
 }

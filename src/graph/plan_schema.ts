@@ -32,7 +32,12 @@ export const INCIDENT_TYPES = [
   "STALE_CASCADE",
   "TAINT_INVALIDATION",
 ] as const;
-export const PROFILE_SHAPES = ["rise_cross", "rise_plateau", "flat"] as const;
+export const PROFILE_SHAPES = ["rise_cross", "rise_plateau", "flat", "curve"] as const;
+export const RUNTIMES = ["local", "slurm"] as const;
+
+/** A wall-clock duration: a number and a unit (ms, s, m, h), e.g. "500ms", "30s", "10m", "2h". */
+export const DURATION_PATTERN = "^[0-9]+(\\.[0-9]+)?(ms|s|m|h)$";
+const duration = (doc: string) => s.str({ pattern: DURATION_PATTERN, doc });
 
 export const ID_PATTERN = "^[A-Za-z][A-Za-z0-9_-]{0,31}$";
 
@@ -45,7 +50,12 @@ export const profileSchema = s.obj(
     start: s.num({ doc: "dev metric at stage 0" }),
     peak: s.num({ doc: "value the curve approaches" }),
     tau: s.num({ min: 0.001, doc: "stages to cover ~63% of the distance to peak" }),
-    freeze_at: s.int({ min: 1, doc: "stage at which the trainer hangs (stops advancing), every attempt" }),
+    freeze_at: s.int({
+      min: 0,
+      max: 1000000,
+      doc: "stage at which the trainer hangs (stops advancing), every attempt; 0 = before the first metric",
+    }),
+    values: s.arr(s.num(), { minItems: 1, doc: "shape curve: the dev metric at stage 1, 2, … (any shape)" }),
   },
   ["shape"],
   "simulated training curve of a mock long node",
@@ -95,11 +105,25 @@ export const workerSchema = s.tagged("type", {
 
 export const budgetSchema = s.obj(
   {
-    ticks: s.int({ min: 1, doc: "ticks the node may run per attempt" }),
-    tokens: s.int({ min: 1, doc: "tokens the node may burn in all" }),
+    ticks: s.int({ min: 1, max: 10000000, doc: "ticks the node may run per attempt" }),
+    tokens: s.int({ min: 1, max: 1e15, doc: "tokens the node may burn in all" }),
+    wall: duration("wall-clock time the node may run per attempt on the real path, e.g. 30m"),
   },
   [],
   "hard limits; exceeding one fuses the node",
+);
+
+export const slurmSchema = s.obj(
+  {
+    partition: s.str({ minLength: 1, doc: "Slurm partition" }),
+    time: s.str({ minLength: 1, doc: "time limit: minutes, HH:MM:SS or D-HH:MM:SS" }),
+    mem: s.str({ minLength: 1, doc: "memory, e.g. 4G" }),
+    account: s.str({ minLength: 1, doc: "account to charge" }),
+    gres: s.str({ minLength: 1, doc: "generic resources, e.g. gpu:1" }),
+    cpus: s.int({ min: 1, max: 4096, doc: "cpus per task" }),
+  },
+  [],
+  "Slurm batch options when resources.runtime is slurm",
 );
 
 export const nodeSchema = s.obj(
@@ -122,6 +146,8 @@ export const nodeSchema = s.obj(
     can_spawn: s.bool("may grow spawn_only nodes it has an edge to"),
     spawn_on: s.arr(s.enum(INCIDENT_TYPES), { minItems: 1, doc: "incidents that trigger the spawn" }),
     budget: budgetSchema,
+    observe_every: duration("real path: how often the node's progress is observed (default 10s)"),
+    slurm: slurmSchema,
   },
   ["id", "kind", "role"],
 );
@@ -145,6 +171,11 @@ export const planSchema = s.obj(
         metric: s.str({ minLength: 1, doc: "metric name written to metrics.jsonl and results.json" }),
         direction: s.enum(["maximize", "minimize"] as const),
         target: s.num({ doc: "pinned baseline score, if known in advance" }),
+        seed: s.int({ min: 0, max: 2147483647, doc: "the run's seed, written by the protocol node" }),
+        evaluate: s.arr(s.str({ minLength: 1 }), {
+          minItems: 1,
+          doc: "evaluator argv for @claim: prints the recomputed score; {artifact} {scope} {data} expand",
+        }),
       },
       ["version", "metric", "direction"],
     ),
@@ -155,6 +186,7 @@ export const planSchema = s.obj(
           [],
           "default {gpu: 1, cpu: 3}",
         ),
+        runtime: s.enum(RUNTIMES, "where long nodes run: local processes or Slurm batch jobs"),
       },
       [],
     ),

@@ -9,6 +9,7 @@ export type NodeId = string;
 export type NodeKind = "fast" | "long" | "reactive";
 export type EdgeKind = "artifact" | "stream" | "back_edge";
 export type Direction = "maximize" | "minimize";
+export type Runtime = "local" | "slurm";
 export type Role =
   | "protocol"
   | "data"
@@ -31,7 +32,7 @@ export type IncidentType =
   | "SCOPE_VIOLATION"
   | "STALE_CASCADE"
   | "TAINT_INVALIDATION";
-export type ProfileShape = "rise_cross" | "rise_plateau" | "flat";
+export type ProfileShape = "rise_cross" | "rise_plateau" | "flat" | "curve";
 
 export interface TrainerProfile {
   shape: ProfileShape;
@@ -42,6 +43,7 @@ export interface TrainerProfile {
   peak?: number;
   tau?: number;
   freeze_at?: number;
+  values?: number[];
 }
 
 export interface MockSpec {
@@ -59,6 +61,16 @@ export type WorkerSpec =
 export interface Budget {
   ticks?: number;
   tokens?: number;
+  wall?: string;
+}
+
+export interface SlurmOptions {
+  partition?: string;
+  time?: string;
+  mem?: string;
+  account?: string;
+  gres?: string;
+  cpus?: number;
 }
 
 export interface PlanNodeFile {
@@ -74,6 +86,8 @@ export interface PlanNodeFile {
   can_spawn?: boolean;
   spawn_on?: IncidentType[];
   budget?: Budget;
+  observe_every?: string;
+  slurm?: SlurmOptions;
 }
 
 export interface PlanEdgeFile {
@@ -88,13 +102,15 @@ export interface ProtocolSpec {
   metric: string;
   direction: Direction;
   target?: number;
+  seed?: number;
+  evaluate?: string[];
 }
 
 /** A plan as written in YAML. */
 export interface PlanFile {
   question: string;
   protocol: ProtocolSpec;
-  resources?: { slots?: { gpu?: number; cpu?: number } };
+  resources?: { slots?: { gpu?: number; cpu?: number }; runtime?: Runtime };
   nodes: PlanNodeFile[];
   edges?: PlanEdgeFile[];
 }
@@ -112,7 +128,11 @@ export interface PlanNode {
   spawn_only: boolean;
   can_spawn: boolean;
   spawn_on: IncidentType[];
-  budget: Budget;
+  /** Budgets per attempt; `wall_ms` is `budget.wall` in milliseconds. */
+  budget: { ticks?: number; tokens?: number; wall_ms?: number };
+  /** Wall-clock pace of observation on the real path, in milliseconds (undefined: the default). */
+  observe_ms?: number;
+  slurm?: SlurmOptions;
 }
 
 export interface PlanEdge {
@@ -130,6 +150,7 @@ export interface Plan {
   question: string;
   protocol: ProtocolSpec;
   slots: { gpu: number; cpu: number };
+  runtime: Runtime;
   nodes: PlanNode[];
   edges: PlanEdge[];
   /** Topological order over artifact edges, ties broken lexicographically. */
