@@ -1,57 +1,87 @@
 /**
- * One writer per run directory: a lock file holding the owner's pid and kernel start time. A lock left by
- * a dead process is detected and taken over.
+ * One writer per run directory, by an OS advisory lock (flock) on `.arrow/lock`: the kernel grants it to
+ * one process at a time and frees it the moment its holder dies, so there is no stale lock to judge and
+ * no race in taking one over. The file also records the holder's pid and kernel start time, for people and
+ * for the dashboard's live/stopped badge; the lock itself never depends on what the file says.
  *
  * @module
  */
-import { isAlive, procStartTime } from "./proc.ts";
+import { procStartTime } from "./proc.ts";
 
 export class LockedError extends Error {
   override name = "LockedError";
+  /** The holder's pid as it recorded it, or -1 when it had not written it yet. */
   constructor(readonly runDir: string, readonly pid: number) {
-    super(`Cannot open ${runDir}: another arrow process (pid ${pid}) is running it`);
+    super(
+      `Cannot open ${runDir}: another arrow process ${pid > 0 ? `(pid ${pid}) ` : ""}is running it`,
+    );
   }
 }
 
 export interface Lock {
-  /** Pid of a dead previous owner whose stale lock was taken over. */
+  /** Pid of a previous holder that died without releasing (its record was still in the file). */
   tookOverFrom: number | null;
+  /** Frees the lock; calling it again does nothing. The kernel frees it anyway if this process dies. */
   release(): void;
 }
 
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+/** Takes the run lock without waiting; throws LockedError when another open file holds it. */
 export function acquireLock(runDir: string): Lock {
-  const path = `${runDir}/.arrow/lock`;
   Deno.mkdirSync(`${runDir}/.arrow`, { recursive: true });
-  const mine = JSON.stringify({ pid: Deno.pid, start: procStartTime(Deno.pid) });
-  let tookOverFrom: number | null = null;
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      using f = Deno.openSync(path, { write: true, createNew: true });
-      f.writeSync(new TextEncoder().encode(mine));
-      return {
-        tookOverFrom,
-        release: () => {
-          try {
-            if (Deno.readTextFileSync(path) === mine) Deno.removeSync(path);
-          } catch {
-            // already gone
-          }
-        },
-      };
-    } catch (e) {
-      if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
-    }
-    let owner: { pid?: number; start?: string | null } = {};
-    try {
-      owner = JSON.parse(Deno.readTextFileSync(path));
-    } catch {
-      owner = {};
-    }
-    if (typeof owner.pid === "number" && owner.pid !== Deno.pid && isAlive(owner.pid, owner.start ?? null)) {
-      throw new LockedError(runDir, owner.pid);
-    }
-    tookOverFrom = typeof owner.pid === "number" ? owner.pid : -1;
-    Deno.removeSync(path);
+  // Never truncate or delete the file: whoever holds the lock owns that inode, and a second inode at the
+  // same path would let two processes each hold "the" lock.
+  const file = Deno.openSync(`${runDir}/.arrow/lock`, { read: true, write: true, create: true });
+  let locked = false;
+  try {
+    locked = file.tryLockSync(true);
+    const previous = recordedPid(file);
+    if (!locked) throw new LockedError(runDir, previous ?? -1);
+    const mine = JSON.stringify({ pid: Deno.pid, start: procStartTime(Deno.pid) });
+    file.truncateSync(0);
+    file.seekSync(0, Deno.SeekMode.Start);
+    writeAll(file, enc.encode(mine));
+    return {
+      tookOverFrom: previous !== null && previous !== Deno.pid ? previous : null,
+      release: releaser(file),
+    };
+  } catch (e) {
+    if (locked) file.unlockSync();
+    file.close();
+    throw e;
   }
-  throw new LockedError(runDir, -1);
+}
+
+function releaser(file: Deno.FsFile): () => void {
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    try {
+      // An empty record tells the next holder this one left cleanly.
+      file.truncateSync(0);
+      file.unlockSync();
+    } finally {
+      file.close();
+    }
+  };
+}
+
+/** The pid in the lock file's record, or null when the file is empty or not a record. */
+function recordedPid(file: Deno.FsFile): number | null {
+  const buf = new Uint8Array(256);
+  file.seekSync(0, Deno.SeekMode.Start);
+  const n = file.readSync(buf) ?? 0;
+  try {
+    const v = JSON.parse(dec.decode(buf.subarray(0, n))) as { pid?: unknown };
+    return typeof v.pid === "number" && Number.isInteger(v.pid) && v.pid > 0 ? v.pid : null;
+  } catch {
+    return null;
+  }
+}
+
+function writeAll(file: Deno.FsFile, bytes: Uint8Array): void {
+  for (let off = 0; off < bytes.length;) off += file.writeSync(bytes.subarray(off));
 }
