@@ -1,0 +1,177 @@
+/**
+ * The CSV tokenizer: RFC 4180 cells (quoted cells may hold delimiters, doubled quotes and newlines), a BOM,
+ * CRLF/LF/CR line ends, a header line, and hard size limits — every input either becomes cells or a
+ * `CsvError` naming the file and the 1-based line where the offending record starts. One forward pass, so
+ * no input can make it hang.
+ *
+ * Leniencies, on purpose (they are what spreadsheets export): spaces around an unquoted cell are trimmed, a
+ * quote inside an unquoted cell is kept as a character, blank lines are skipped.
+ *
+ * @module
+ */
+
+/** A CSV that cannot be read, at a line (0 when it concerns the whole file). Callers catch this class. */
+export class CsvError extends Error {
+  constructor(readonly file: string, readonly line: number, readonly reason: string) {
+    super(`${line > 0 ? `${file}:${line}` : file}: Cannot read the CSV: ${reason}`);
+    this.name = "CsvError";
+  }
+}
+
+/** Bounds on untrusted input; exceeding one is a `CsvError`, never an out-of-memory crash. */
+export interface CsvLimits {
+  /** Characters of text (default 256 Mi). */
+  maxChars: number;
+  /** Columns in the header (default 4096). */
+  maxColumns: number;
+  /** Data rows (default 5 million). */
+  maxRows: number;
+  /** Characters in one cell (default 1 Mi). */
+  maxCellChars: number;
+}
+
+export const DEFAULT_LIMITS: CsvLimits = {
+  maxChars: 256 * 1024 * 1024,
+  maxColumns: 4096,
+  maxRows: 5_000_000,
+  maxCellChars: 1024 * 1024,
+};
+
+/** Cells of a CSV: the header names, then rows of exactly as many cells, each with its first line. */
+export interface RawCsv {
+  header: string[];
+  rows: string[][];
+  /** The 1-based line where each data row starts (rows may span lines inside quotes). */
+  lines: number[];
+}
+
+const QUOTE = 34, CR = 13, LF = 10, SPACE = 32, TAB = 9;
+
+/** Shows untrusted text in a message: quoted, escaped to one line, at most 40 characters. */
+export function shown(s: string): string {
+  // JSON.stringify escapes quotes and every control character, so the text cannot break the message.
+  return JSON.stringify(s.length > 40 ? s.slice(0, 40) + "…" : s);
+}
+
+/** Splits CSV text into a header and rows; `delimiter` is one character (default ","). */
+export function parseCsvText(
+  text: string,
+  file = "<input>",
+  options: { delimiter?: string; limits?: Partial<CsvLimits> } = {},
+): RawCsv {
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const delimiter = options.delimiter ?? ",";
+  if (delimiter.length !== 1 || delimiter === '"' || delimiter === "\n" || delimiter === "\r") {
+    throw new RangeError(`Cannot read a CSV with delimiter ${shown(delimiter)}: use one other character`);
+  }
+  const DELIM = delimiter.charCodeAt(0);
+  const isPad = (c: number) => (c === SPACE || c === TAB) && c !== DELIM;
+  if (text.length > limits.maxChars) {
+    throw new CsvError(
+      file,
+      0,
+      `it has ${text.length} characters, more than the limit of ${limits.maxChars}`,
+    );
+  }
+  const n = text.length;
+  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  let line = 1;
+  let header: string[] | null = null;
+  const rows: string[][] = [];
+  const lines: number[] = [];
+
+  while (i < n) {
+    const start = line;
+    const cells: string[] = [];
+    let sawQuote = false;
+    for (;;) {
+      let j = i;
+      while (j < n && isPad(text.charCodeAt(j))) j++;
+      let cell: string;
+      if (j < n && text.charCodeAt(j) === QUOTE) {
+        sawQuote = true;
+        let k = j + 1;
+        cell = "";
+        for (;;) {
+          const q = text.indexOf('"', k);
+          if (q < 0) throw new CsvError(file, line, "a quoted cell opens on this line and never closes");
+          cell += text.slice(k, q);
+          if (cell.length > limits.maxCellChars) {
+            throw new CsvError(file, start, `a cell is longer than ${limits.maxCellChars} characters`);
+          }
+          if (text.charCodeAt(q + 1) === QUOTE) {
+            cell += '"';
+            k = q + 2;
+          } else {
+            k = q + 1;
+            break;
+          }
+        }
+        for (let p = j; p < k; p++) {
+          const c = text.charCodeAt(p);
+          if (c === LF || (c === CR && text.charCodeAt(p + 1) !== LF)) line++;
+        }
+        cell = cell.replace(/\r\n?/g, "\n");
+        while (k < n && isPad(text.charCodeAt(k))) k++;
+        const after = k < n ? text.charCodeAt(k) : DELIM;
+        if (after !== DELIM && after !== LF && after !== CR) {
+          throw new CsvError(file, line, `text ${shown(text.slice(k, k + 20))} follows a closing quote`);
+        }
+        i = k;
+      } else {
+        let k = i;
+        while (k < n) {
+          const c = text.charCodeAt(k);
+          if (c === DELIM || c === LF || c === CR) break;
+          k++;
+        }
+        if (k - i > limits.maxCellChars) {
+          throw new CsvError(file, start, `a cell is longer than ${limits.maxCellChars} characters`);
+        }
+        cell = text.slice(i, k).trim();
+        i = k;
+      }
+      cells.push(cell);
+      if (cells.length > limits.maxColumns) {
+        throw new CsvError(file, start, `a row has more than ${limits.maxColumns} cells`);
+      }
+      if (i >= n) break;
+      const c = text.charCodeAt(i);
+      i++;
+      if (c === DELIM) continue;
+      if (c === CR && text.charCodeAt(i) === LF) i++;
+      line++;
+      break;
+    }
+    if (cells.length === 1 && cells[0] === "" && !sawQuote) continue;
+    if (header === null) {
+      header = checkHeader(cells, file, start);
+      continue;
+    }
+    if (cells.length !== header.length) {
+      throw new CsvError(
+        file,
+        start,
+        `this row has ${cells.length} cells, but the header has ${header.length} columns`,
+      );
+    }
+    if (rows.length >= limits.maxRows) {
+      throw new CsvError(file, start, `more than ${limits.maxRows} data rows`);
+    }
+    rows.push(cells);
+    lines.push(start);
+  }
+  if (header === null) throw new CsvError(file, 1, "the file is empty (expected a header line, then rows)");
+  if (rows.length === 0) throw new CsvError(file, line, "there are no data rows after the header");
+  return { header, rows, lines };
+}
+
+function checkHeader(cells: string[], file: string, line: number): string[] {
+  const seen = new Set<string>();
+  cells.forEach((name, j) => {
+    if (name === "") throw new CsvError(file, line, `column ${j + 1} of the header has no name`);
+    if (seen.has(name)) throw new CsvError(file, line, `column ${shown(name)} appears twice in the header`);
+    seen.add(name);
+  });
+  return cells;
+}

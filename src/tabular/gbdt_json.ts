@@ -1,0 +1,71 @@
+/**
+ * Model JSON in and out. `JSON.stringify(model)` is the serialised form (key order fixed by construction, so
+ * the same fit gives the same bytes); `parseGbdtModel` checks a value read back from disk — it may come from
+ * a worker, so every index is bounds-checked and every tree must terminate — before `predictGbdt` trusts it.
+ *
+ * @module
+ */
+import { type GbdtModel, gbdtParams, type TreeJson } from "./gbdt.ts";
+
+const bad = (why: string): never => {
+  throw new TypeError(`Cannot read the GBDT model: ${why}`);
+};
+
+function numbers(v: unknown, what: string, n?: number): number[] {
+  if (!Array.isArray(v) || v.some((x) => typeof x !== "number" || !Number.isFinite(x))) {
+    bad(`${what} is not a list of finite numbers`);
+  }
+  const a = v as number[];
+  if (n !== undefined && a.length !== n) bad(`${what} has ${a.length} entries, expected ${n}`);
+  return a;
+}
+
+function tree(v: unknown, i: number, p: number): TreeJson {
+  if (typeof v !== "object" || v === null) return bad(`tree ${i} is not an object`);
+  const t = v as Record<string, unknown>;
+  const feature = numbers(t.feature, `tree ${i} feature`);
+  const n = feature.length;
+  if (n === 0) bad(`tree ${i} has no nodes`);
+  const out: TreeJson = {
+    feature,
+    threshold: numbers(t.threshold, `tree ${i} threshold`, n),
+    missingLeft: numbers(t.missingLeft, `tree ${i} missingLeft`, n),
+    left: numbers(t.left, `tree ${i} left`, n),
+    right: numbers(t.right, `tree ${i} right`, n),
+    value: numbers(t.value, `tree ${i} value`, n),
+  };
+  for (let j = 0; j < n; j++) {
+    const f = feature[j]!;
+    if (f < 0) continue;
+    if (!Number.isInteger(f) || f >= p) bad(`tree ${i} node ${j} uses feature ${f} of ${p}`);
+    // Children must point forward, so every path ends at a leaf.
+    for (const c of [out.left[j]!, out.right[j]!]) {
+      if (!Number.isInteger(c) || c <= j || c >= n) bad(`tree ${i} node ${j} has child ${c}`);
+    }
+  }
+  return out;
+}
+
+/** Validates a parsed JSON value as a GBDT model. */
+export function parseGbdtModel(v: unknown): GbdtModel {
+  if (typeof v !== "object" || v === null) return bad("it is not an object");
+  const m = v as Record<string, unknown>;
+  if (m.format !== "arrow-gbdt/1") bad(`format ${JSON.stringify(m.format)} is not "arrow-gbdt/1"`);
+  const task = m.task;
+  if (task !== "regression" && task !== "binary" && task !== "multiclass") {
+    bad(`task ${JSON.stringify(task)}`);
+  }
+  const strings = (x: unknown, what: string) =>
+    Array.isArray(x) && x.every((s) => typeof s === "string")
+      ? (x as string[])
+      : bad(`${what} is not a list of names`);
+  const classes = strings(m.classes, "classes");
+  const features = strings(m.features, "features");
+  const k = task === "multiclass" ? classes.length : 1;
+  const init = numbers(m.init, "init", k);
+  if (!Array.isArray(m.trees)) bad("trees is not a list");
+  const trees = (m.trees as unknown[]).map((t, i) => tree(t, i, features.length));
+  if (trees.length % k !== 0) bad(`${trees.length} trees do not divide into ${k} outputs`);
+  const params = gbdtParams(m.params as Record<string, number>);
+  return { format: "arrow-gbdt/1", task: task as GbdtModel["task"], classes, features, init, trees, params };
+}

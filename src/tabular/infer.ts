@@ -1,0 +1,125 @@
+/**
+ * Column types from cell text. The rules, in order, over a column's non-missing cells:
+ *
+ * 1. **Missing**: a cell whose trimmed text is exactly one of `""`, `NA`, `N/A`, `n/a`, `NaN`, `nan`, `null`,
+ *    `NULL`, `None`, `?`, `#N/A`, `<NA>` — case-sensitive on purpose (pandas' convention): lower-case `none`
+ *    or `na` are real levels in public data (German credit's `other_parties = none`). Quoted or not makes no
+ *    difference.
+ * 2. **Boolean**: every value, lower-cased, is one of `true false t f yes no y n` (1/0 stay numeric).
+ * 3. **Numeric**: every value is a finite decimal number (`-1`, `2.5`, `.5`, `1e-3`; no thousands separators,
+ *    no `Infinity`, no hex).
+ * 4. **Text** (free text, e.g. a passenger name): at least 20 distinct values, more distinct values than half
+ *    the cells, and at least half the cells contain whitespace — or an average length of 40 characters or more.
+ * 5. **Categorical** otherwise (high-cardinality codes such as a cabin number stay categorical).
+ *
+ * A column with no non-missing value is numeric (all NaN). A caller can force a kind per column; a cell that
+ * then does not fit is a `CsvError` at its line.
+ *
+ * @module
+ */
+import { CsvError, shown } from "./csv.ts";
+import type { Column, ColumnKind } from "./table.ts";
+
+export const MISSING_MARKERS: readonly string[] = [
+  "",
+  "NA",
+  "N/A",
+  "n/a",
+  "NaN",
+  "nan",
+  "null",
+  "NULL",
+  "None",
+  "?",
+  "#N/A",
+  "<NA>",
+];
+const MISSING = new Set(MISSING_MARKERS);
+const TRUE = new Set(["true", "t", "yes", "y"]);
+const FALSE = new Set(["false", "f", "no", "n"]);
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+export function isMissingText(s: string): boolean {
+  return MISSING.has(s.trim());
+}
+
+export function parseBoolean(s: string): number {
+  const l = s.trim().toLowerCase();
+  return TRUE.has(l) ? 1 : FALSE.has(l) ? 0 : NaN;
+}
+
+export function parseNumber(s: string): number {
+  const t = s.trim();
+  return NUMBER.test(t) ? Number(t) : NaN;
+}
+
+/** The kind of a column from its cells (`null` = missing), by the rules in the module doc. */
+export function inferKind(cells: readonly (string | null)[]): ColumnKind {
+  let present = 0, bool = true, num = true, spaced = 0, chars = 0;
+  const distinct = new Set<string>();
+  for (const c of cells) {
+    if (c === null) continue;
+    present++;
+    if (bool && Number.isNaN(parseBoolean(c))) bool = false;
+    if (num && !Number.isFinite(parseNumber(c))) num = false;
+    if (distinct.size <= cells.length) distinct.add(c);
+    if (/\s/.test(c)) spaced++;
+    chars += c.length;
+  }
+  if (present === 0) return "numeric";
+  if (bool) return "boolean";
+  if (num) return "numeric";
+  const textLike = distinct.size >= 20 && distinct.size > present / 2 && spaced >= present / 2;
+  return textLike || chars / present >= 40 ? "text" : "categorical";
+}
+
+/** Sorted distinct strings, by code unit order (locale-independent, so deterministic everywhere). */
+export function sortedLevels(values: Iterable<string>): string[] {
+  return [...new Set(values)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * Builds a column of `kind` from cells (`null` = missing). `where(i)` names the file line of cell i for the
+ * error raised when a forced kind does not fit a cell.
+ */
+export function buildColumn(
+  name: string,
+  kind: ColumnKind,
+  cells: readonly (string | null)[],
+  where: (i: number) => { file: string; line: number },
+): Column {
+  const n = cells.length;
+  const bad = (i: number, what: string): never => {
+    const w = where(i);
+    throw new CsvError(w.file, w.line, `column ${shown(name)} is ${what}, but holds ${shown(cells[i]!)}`);
+  };
+  switch (kind) {
+    case "numeric":
+    case "boolean": {
+      const values = new Float64Array(n);
+      const parse = kind === "numeric" ? parseNumber : parseBoolean;
+      for (let i = 0; i < n; i++) {
+        const c = cells[i];
+        if (c === null || c === undefined) values[i] = NaN;
+        else {
+          const v = parse(c);
+          if (!Number.isFinite(v)) bad(i, kind === "numeric" ? "numeric" : "boolean");
+          values[i] = v;
+        }
+      }
+      return { kind, name, values };
+    }
+    case "categorical": {
+      const levels = sortedLevels(cells.filter((c): c is string => c !== null));
+      const index = new Map(levels.map((l, k) => [l, k]));
+      const codes = new Int32Array(n);
+      for (let i = 0; i < n; i++) {
+        const c = cells[i];
+        codes[i] = c === null || c === undefined ? -1 : index.get(c)!;
+      }
+      return { kind, name, codes, levels };
+    }
+    case "text":
+      return { kind, name, values: cells.map((c) => c ?? null) };
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * The tabular toolkit shared by tree mode and the graph path's `--data`: typed CSV, targets and metrics,
+ * seeded splits, encoders fit on training rows, the histogram GBDT and cross-validation. It imports nothing
+ * but its own files and Deno's built-ins, so a worker started with
+ * `deno run --no-npm --no-remote --allow-read=<file>` can import it.
+ *
+ * ## How tree mode uses it (one dataset, one seed)
+ *
+ * ```ts
+ * const table = readCsvFile("train.csv");            // CsvError "file:line: Cannot read the CSV: …"
+ * const target = makeTarget(table, "Survived");      // task inferred: regression | binary | multiclass
+ * const metric = defaultMetric(target.task);         // or the user's; METRICS[metric].direction
+ * const splits = makeSplits(target, { seed: 7 });    // dev folds / heldout / test, stratified
+ * const spec = { target, transform, model: { stages: 100, maxDepth: 3 } };
+ * const cv = crossValidate(table, splits, spec, metric);             // executors: dev folds only
+ * const gate = evaluateOn(table, splits.dev, splits.heldout, spec, metric).score; // merge gate only
+ * const final = evaluateOn(table, splits.dev, splits.test, spec, metric).score;   // once, at the end
+ * ```
+ *
+ * To keep held-out and test rows out of an executor's reach, give the executor a table of dev rows only
+ * (`writeCsv(takeRows(table, splits.dev))` or its own file) and splits re-indexed into it (`restrictSplits`),
+ * and run the gate in the parent.
+ *
+ * ## A feature hypothesis
+ *
+ * A `FeatureTransform` is `{ fit(trainRows) → state, transform(state, rows) → rows, fitTransform? }` over
+ * plain row objects (`Row` = `Record<string, number | string | boolean | null>`; null = missing). `fit` sees
+ * training rows with the target column; `transform` sees rows without it and returns one row per input, in
+ * order. The output of the training rows fixes the feature columns and their kinds; every other part is read
+ * into that schema. Transform failures surface as `TransformError` (phase "fit" or "transform") — the lesson
+ * of a failed hypothesis. Text columns are dropped by the encoders; derive numbers or categories from them.
+ * `spec.encoding` (`EncodingOptions`) chooses one-hot size, ordinal vs frequency, target-encoded and dropped
+ * columns; `spec.model` (`GbdtParams`) the model capacity (stages, learningRate, maxDepth, minSamplesLeaf,
+ * subsample, l2, minChildWeight, maxBins, seed).
+ *
+ * ## Determinism
+ * Every random choice is mulberry32 from a seed (`prng.ts`). Same table, spec and seed → the same splits, the
+ * same model JSON bytes, the same scores.
+ *
+ * @module
+ */
+export { CsvError, type CsvLimits, DEFAULT_LIMITS, parseCsvText, type RawCsv } from "./csv.ts";
+export { inferKind, MISSING_MARKERS } from "./infer.ts";
+export { readCsvFile, type ReadOptions, readTable } from "./read.ts";
+export {
+  allRows,
+  cellValue,
+  type Column,
+  type ColumnKind,
+  describeTable,
+  getColumn,
+  isMissing,
+  type Rows,
+  type Table,
+  takeRows,
+} from "./table.ts";
+export { writeCsv } from "./write.ts";
+export { makeTarget, outputsOf, type Target, type Task } from "./target.ts";
+export {
+  aucBinary,
+  better,
+  defaultMetric,
+  type Direction,
+  type MetricName,
+  METRICS,
+  type Prediction,
+  score,
+} from "./metrics.ts";
+export { mulberry32, type Rng, shuffleInPlace, subSeed } from "./prng.ts";
+export { type Fold, makeSplits, restrictSplits, type SplitOptions, type Splits } from "./split.ts";
+export {
+  applyEncoding,
+  applyEncodingToTrain,
+  type ColumnEncoder,
+  type Encoding,
+  type EncodingOptions,
+  fitEncoding,
+  type Matrix,
+} from "./encode.ts";
+export {
+  DEFAULT_GBDT,
+  fitGbdt,
+  type GbdtModel,
+  type GbdtParams,
+  gbdtParams,
+  predictGbdt,
+  type TreeJson,
+} from "./gbdt.ts";
+export { parseGbdtModel } from "./gbdt_json.ts";
+export { type Cell, fromRows, inferSchema, type Row, type Schema, toRows } from "./rows.ts";
+export {
+  type FeatureTransform,
+  fitPipeline,
+  type FittedPipeline,
+  type PipelineSpec,
+  predictPipeline,
+  TransformError,
+} from "./pipeline.ts";
+export { crossValidate, type CvReport, evaluateOn, type Evaluation, type FoldScore, meanStd } from "./cv.ts";

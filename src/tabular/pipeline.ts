@@ -1,0 +1,120 @@
+/**
+ * One fitted path from raw table rows to predictions: the feature transform (optional) fit on the training
+ * rows, its output read into a schema fixed by those rows, encoders fit on those rows, and the GBDT. Nothing
+ * here ever looks at a row outside `train` while fitting; other rows only pass through `transform`, without
+ * their target column.
+ *
+ * @module
+ */
+import {
+  applyEncoding,
+  applyEncodingToTrain,
+  type Encoding,
+  type EncodingOptions,
+  fitEncoding,
+} from "./encode.ts";
+import { fitGbdt, type GbdtModel, type GbdtParams, predictGbdt } from "./gbdt.ts";
+import type { Prediction } from "./metrics.ts";
+import { fromRows, inferSchema, type Row, type Schema, toRows } from "./rows.ts";
+import { allRows, type Rows, type Table, takeRows } from "./table.ts";
+import type { Target } from "./target.ts";
+
+/**
+ * A feature hypothesis as code. `fit` sees the training rows *with* the target column; `transform` sees any
+ * rows *without* it and must return one row per input row, in order. `fitTransform`, when present, replaces
+ * `transform` for the training rows themselves (for out-of-fold features such as a target mean).
+ */
+export interface FeatureTransform<S = unknown> {
+  fit(trainRows: Row[]): S;
+  transform(state: S, rows: Row[]): Row[];
+  fitTransform?(trainRows: Row[]): { state: S; rows: Row[] };
+}
+
+/** What a transform threw (or returned wrongly), with the phase: the lesson a failed hypothesis leaves. */
+export class TransformError extends Error {
+  constructor(readonly phase: "fit" | "transform", readonly reason: string) {
+    super(`Cannot run the feature transform's ${phase}: ${reason}`);
+    this.name = "TransformError";
+  }
+}
+
+export interface PipelineSpec {
+  target: Target;
+  transform?: FeatureTransform | null;
+  encoding?: EncodingOptions;
+  model?: Partial<GbdtParams>;
+}
+
+export interface FittedPipeline {
+  /** The transform's fitted state (whatever `fit` returned), null without a transform. */
+  state: unknown;
+  schema: Schema | null;
+  encoding: Encoding;
+  model: GbdtModel;
+}
+
+function guard<T>(phase: "fit" | "transform", f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof TransformError) throw e;
+    throw new TransformError(phase, e instanceof Error ? e.message : String(e));
+  }
+}
+
+function checked(rows: unknown, n: number, phase: "fit" | "transform"): Row[] {
+  if (!Array.isArray(rows)) throw new TransformError(phase, "it returned no array of rows");
+  if (rows.length !== n) throw new TransformError(phase, `it returned ${rows.length} rows for ${n}`);
+  return rows as Row[];
+}
+
+/** Fits transform, encoders and model on `train` rows of `table`. */
+export function fitPipeline(table: Table, train: Rows, spec: PipelineSpec): FittedPipeline {
+  const { target, transform } = spec;
+  const y = Float64Array.from(train, (r) => target.y[r]!);
+  let trainTable: Table, state: unknown = null, schema: Schema | null = null;
+  if (transform) {
+    const withTarget = toRows(table, train);
+    const out = guard("fit", () => {
+      if (transform.fitTransform) return transform.fitTransform(withTarget);
+      const s = transform.fit(withTarget);
+      return { state: s, rows: transform.transform(s, toRows(table, train, [target.name])) };
+    });
+    state = out.state;
+    const rows = checked(out.rows, train.length, "fit").map((r) => withoutTarget(r, target.name));
+    schema = guard("fit", () => inferSchema(rows, "the transform's output"));
+    trainTable = fromRows(rows, schema);
+  } else trainTable = takeRows(table, train);
+  const local: Target = { ...target, y, usable: allRows(trainTable) };
+  const encoding = fitEncoding(trainTable, local.usable, local, spec.encoding);
+  const X = applyEncodingToTrain(encoding, trainTable, local.usable, local);
+  const model = fitGbdt(X, y, target.task, target.classes, spec.model);
+  return { state, schema, encoding, model };
+}
+
+function withoutTarget(r: Row, name: string): Row {
+  if (r === null || typeof r !== "object" || !(name in r)) return r;
+  const { [name]: _, ...rest } = r;
+  return rest;
+}
+
+/** Predicts `rows` of `table` with a fitted pipeline (the same transform object that was fit). */
+export function predictPipeline(
+  fitted: FittedPipeline,
+  table: Table,
+  rows: Rows,
+  spec: PipelineSpec,
+): Prediction {
+  let evalTable: Table;
+  if (spec.transform && fitted.schema) {
+    const transform = spec.transform;
+    const input = toRows(table, rows, [spec.target.name]);
+    const out = checked(
+      guard("transform", () => transform.transform(fitted.state, input)),
+      rows.length,
+      "transform",
+    );
+    evalTable = fromRows(out, fitted.schema);
+  } else evalTable = takeRows(table, rows);
+  return predictGbdt(fitted.model, applyEncoding(fitted.encoding, evalTable, allRows(evalTable)));
+}

@@ -1,0 +1,28 @@
+/**
+ * Table → CSV text that `readTable` reads back to the same values: a missing cell is empty, numbers print in
+ * JavaScript's shortest round-trip form, booleans as `true`/`false`, and a cell is quoted (quotes doubled)
+ * when it holds a comma, quote, line break or edge space. Used to hand an executor only the rows it may see.
+ *
+ * @module
+ */
+import { cellValue, type Table } from "./table.ts";
+
+function quote(s: string): string {
+  return /[",\r\n]|^\s|\s$/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+}
+
+/** CSV text of `rows` of `table` (all rows by default), header first, LF line ends. */
+export function writeCsv(table: Table, rows?: ArrayLike<number>): string {
+  const n = rows ? rows.length : table.nRows;
+  const lines = [table.columns.map((c) => quote(c.name)).join(",")];
+  for (let i = 0; i < n; i++) {
+    const r = rows ? rows[i]! : i;
+    lines.push(
+      table.columns.map((c) => {
+        const v = cellValue(c, r);
+        return v === null ? "" : quote(String(v));
+      }).join(","),
+    );
+  }
+  return lines.join("\n") + "\n";
+}
