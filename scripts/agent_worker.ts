@@ -1,0 +1,74 @@
+/**
+ * The agent worker process: reads its AgentConfig from ARROW_CONFIG, talks to the OpenAI-compatible
+ * endpoint named by ARROW_LLM_BASE_URL / ARROW_LLM_API_KEY, runs the agent loop in the node's sandbox and
+ * records usage and the transcript. Exit 0 after DONE (Arrow then checks results.json), 1 when the agent
+ * failed (LLM error, step limit), 2 for a bad config, 143 when stopped.
+ *
+ * @module
+ */
+import { runAgent } from "../src/llm/agent.ts";
+import { LlmClient } from "../src/llm/client.ts";
+import { AgentConfigError, parseAgentConfig } from "../src/llm/config.ts";
+import { chooseModel, llmSettings } from "../src/llm/env.ts";
+import { LlmConfigError } from "../src/llm/errors.ts";
+
+export async function main(_args: string[] = []): Promise<number> {
+  let cfg;
+  try {
+    cfg = parseAgentConfig(Deno.env.get("ARROW_CONFIG"));
+  } catch (e) {
+    if (!(e instanceof AgentConfigError)) throw e;
+    console.error(`arrow agent: ${e.message}`);
+    return 2;
+  }
+  let settings, model;
+  try {
+    settings = llmSettings();
+    model = chooseModel(settings, cfg.args.model);
+  } catch (e) {
+    if (!(e instanceof LlmConfigError)) throw e;
+    console.error(`arrow agent ${cfg.node}: ${e.message}`);
+    return 1;
+  }
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  Deno.addSignalListener("SIGTERM", onSignal);
+  Deno.addSignalListener("SIGINT", onSignal);
+  try {
+    const client = new LlmClient({
+      baseUrl: settings.baseUrl,
+      apiKey: settings.apiKey,
+      timeoutMs: settings.timeoutMs,
+      maxRetries: settings.maxRetries,
+      seed: `${cfg.node}:${cfg.attempt}`,
+    });
+    const out = await runAgent(cfg, {
+      client,
+      model,
+      signal: stop.signal,
+      secrets: [settings.apiKey],
+      stream: Deno.env.get("ARROW_LLM_STREAM") === "1",
+    });
+    const replayed = out.replayed.calls ? `, ${out.replayed.calls} replayed from the transcript` : "";
+    const what = `${out.steps} step(s), ${out.calls} call(s)${replayed}`;
+    switch (out.reason) {
+      case "done":
+        console.error(`arrow agent ${cfg.node}: DONE after ${what}`);
+        return 0;
+      case "max_steps":
+        console.error(`arrow agent ${cfg.node}: step limit ${out.steps} reached without DONE (${what})`);
+        return 1;
+      case "stopped":
+        console.error(`arrow agent ${cfg.node}: stopped after ${what}`);
+        return 143;
+      case "error":
+        console.error(`arrow agent ${cfg.node}: ${out.error} (${what})`);
+        return 1;
+    }
+  } finally {
+    Deno.removeSignalListener("SIGTERM", onSignal);
+    Deno.removeSignalListener("SIGINT", onSignal);
+  }
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));
