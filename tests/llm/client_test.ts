@@ -6,7 +6,7 @@ import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { LlmClient } from "../../src/llm/client.ts";
 import { LlmError } from "../../src/llm/errors.ts";
 import type { ChatRequest } from "../../src/llm/types.ts";
-import { type Rule, startScriptedServer } from "./scripted_server.ts";
+import { startScriptedServer } from "./scripted_server.ts";
 
 const REQ: ChatRequest = { model: "m1", messages: [{ role: "user", content: "hello" }] };
 
