@@ -20,7 +20,10 @@ export function normalize(p: string): string {
 
 export const join = (...parts: string[]): string => parts.join("/").replace(/\/+/g, "/");
 
-export const basename = (p: string): string => p.slice(p.replace(/\/+$/, "").lastIndexOf("/") + 1);
+export function basename(p: string): string {
+  const trimmed = p.replace(/\/+$/, "");
+  return trimmed.slice(trimmed.lastIndexOf("/") + 1);
+}
 
 /**
  * The absolute path `rel` names inside `base`, or null when it is not a non-empty path that stays inside
