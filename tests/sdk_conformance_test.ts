@@ -478,7 +478,7 @@ Deno.test("the SDKs (Python and Deno) behave alike", async (t) => {
         async () => {
           await fresh();
           const faults = JSON.stringify([
-            { kind: "false_claim", node: "train", claims: [0.9, 0.99] },
+            { kind: "false_claim", node: "train", claims: [0.9, 0.99], index: 4 },
             { kind: "manifest_override", node: "train", set: { seed: 8 } },
             { kind: "manifest_override", node: "train", set: { seed: 9 }, attempts: [2] },
             { kind: "false_claim", node: "elsewhere", claims: [0.1, 0.1] },
@@ -487,8 +487,18 @@ Deno.test("the SDKs (Python and Deno) behave alike", async (t) => {
           const m = JSON.parse(read(`${f.scope}/results.json`));
           deepEqual([m.score, m.seed], [0.99, 8]);
           deepEqual(faultLog(f.env.ARROW_FAULT_LOG), [
-            { kind: "false_claim", index: 0, node: "train", attempt: 1, claimed: 0.99, lap: 2, score: 0.5 },
-            { kind: "manifest_override", index: 1, node: "train", attempt: 1, fields: ["seed"] },
+            // Arrow's run-wide index is echoed when the fault carries one; position is its place in ARROW_FAULTS.
+            {
+              kind: "false_claim",
+              position: 0,
+              index: 4,
+              node: "train",
+              attempt: 1,
+              claimed: 0.99,
+              lap: 2,
+              score: 0.5,
+            },
+            { kind: "manifest_override", position: 1, node: "train", attempt: 1, fields: ["seed"] },
           ]);
           await fresh();
           await go([["write_manifest", 0.5, null]], { ARROW_FAULTS: faults, ARROW_LAP: "3" });
@@ -513,7 +523,7 @@ Deno.test("the SDKs (Python and Deno) behave alike", async (t) => {
           ok(read(`${f.run}/nodes/harness/leak.txt`).includes("train"));
           ok(read(abs).includes("train"));
           const log = faultLog(f.env.ARROW_FAULT_LOG);
-          deepEqual(log.map((l) => [l.index, l.step, l.path]), [
+          deepEqual(log.map((l) => [l.position, l.step, l.path]), [
             [2, 1, "/proc/arrow_cannot_write_here"],
             [0, 2, `${f.run}/nodes/harness/leak.txt`],
             [1, 3, abs],
@@ -533,7 +543,7 @@ Deno.test("the SDKs (Python and Deno) behave alike", async (t) => {
         deepEqual(lines(`${f.scope}/metrics.jsonl`).map((l) => l.step), [1, 2]);
         deepEqual(faultLog(f.env.ARROW_FAULT_LOG), [{
           kind: "crash",
-          index: 0,
+          position: 0,
           node: "train",
           attempt: 1,
           step: 3,

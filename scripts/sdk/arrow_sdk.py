@@ -152,7 +152,7 @@ def _atomic_write(path, data):
 # ---------------------------------------------------------------- faults (chaos testing, see WORKERS.md)
 
 def _faults(kind):
-    """(index, fault) pairs of a kind aimed at this node and attempt."""
+    """(position in ARROW_FAULTS, fault) pairs of a kind aimed at this node and attempt."""
     e = env()
     out = []
     for i, f in enumerate(e.faults):
@@ -167,9 +167,9 @@ def _faults(kind):
     return out
 
 
-def _already_fired(index, kind):
+def _already_fired(position, kind):
     """True when this fault fired before in this attempt — in this process or (CLI use) an earlier one."""
-    if (index, kind) in _fired:
+    if (position, kind) in _fired:
         return True
     e = env()
     if not e.fault_log:
@@ -181,7 +181,7 @@ def _already_fired(index, kind):
                     rec = json.loads(line)
                 except ValueError:
                     continue
-                if isinstance(rec, dict) and rec.get("kind") == kind and rec.get("index") == index \
+                if isinstance(rec, dict) and rec.get("kind") == kind and rec.get("position") == position \
                         and rec.get("node") == e.node and rec.get("attempt") == e.attempt:
                     return True
     except OSError:
@@ -189,10 +189,15 @@ def _already_fired(index, kind):
     return False
 
 
-def _record_fault(index, kind, **detail):
-    _fired.add((index, kind))
+def _record_fault(position, kind, **detail):
+    """One line in ARROW_FAULT_LOG: the fault's kind, its position in ARROW_FAULTS and, when Arrow numbered it,
+    its run-wide `index` (how Arrow tells which fault fired)."""
+    _fired.add((position, kind))
     e = env()
-    rec = dict(detail, kind=kind, index=index, node=e.node, attempt=e.attempt)
+    rec = dict(detail, kind=kind, position=position, node=e.node, attempt=e.attempt)
+    index = e.faults[position].get("index")
+    if isinstance(index, int) and not isinstance(index, bool):
+        rec["index"] = index
     line = json.dumps(rec, sort_keys=True, allow_nan=False) + "\n"
     if not e.fault_log:
         sys.stderr.write("arrow_sdk: fault %s fired (no ARROW_FAULT_LOG to record it)\n" % kind)

@@ -27,7 +27,7 @@ const num = (v: Json | undefined, fallback: number) =>
 export function faultHooks(env: ArrowEnv) {
   const fired = new Set<string>();
 
-  /** (index, fault) pairs of a kind aimed at this node and attempt. */
+  /** (position in ARROW_FAULTS, fault) pairs of a kind aimed at this node and attempt. */
   const aimed = (kind: string): [number, Fault][] =>
     env.faults.flatMap((f, i): [number, Fault][] => {
       if (f.kind !== kind || (f.node !== undefined && f.node !== env.node)) return [];
@@ -37,8 +37,8 @@ export function faultHooks(env: ArrowEnv) {
     });
 
   /** True when the fault fired before in this attempt, in this process or (CLI use) an earlier one. */
-  const already = (index: number, kind: string): boolean => {
-    if (fired.has(`${index}:${kind}`)) return true;
+  const already = (position: number, kind: string): boolean => {
+    if (fired.has(`${position}:${kind}`)) return true;
     if (!env.faultLog) return false;
     let text = "";
     try {
@@ -49,16 +49,22 @@ export function faultHooks(env: ArrowEnv) {
     return text.split("\n").some((line) => {
       try {
         const r = JSON.parse(line);
-        return r.kind === kind && r.index === index && r.node === env.node && r.attempt === env.attempt;
+        return r.kind === kind && r.position === position && r.node === env.node && r.attempt === env.attempt;
       } catch {
         return false;
       }
     });
   };
 
-  const record = (index: number, kind: string, detail: Record<string, Json>): void => {
-    fired.add(`${index}:${kind}`);
-    const rec: Record<string, Json> = { ...detail, attempt: env.attempt, index, kind, node: env.node };
+  /**
+   * One line in ARROW_FAULT_LOG: the fault's kind, its position in ARROW_FAULTS and, when Arrow numbered it,
+   * its run-wide `index` (how Arrow tells which fault fired).
+   */
+  const record = (position: number, kind: string, detail: Record<string, Json>): void => {
+    fired.add(`${position}:${kind}`);
+    const rec: Record<string, Json> = { ...detail, attempt: env.attempt, kind, node: env.node, position };
+    const index = env.faults[position]?.index;
+    if (typeof index === "number" && Number.isInteger(index)) rec.index = index;
     const line = JSON.stringify(Object.fromEntries(Object.entries(rec).sort(([a], [b]) => (a < b ? -1 : 1))));
     if (!env.faultLog) {
       console.error(`arrow_sdk: fault ${kind} fired (no ARROW_FAULT_LOG to record it)`);
