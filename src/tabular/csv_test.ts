@@ -1,0 +1,110 @@
+import { deepEqual, equal, ok, throws } from "node:assert/strict";
+import { CsvError, parseCsvText } from "./csv.ts";
+import { mulberry32 } from "./prng.ts";
+import { readTable } from "./read.ts";
+
+function caught(f: () => unknown): unknown {
+  try {
+    f();
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+}
+
+function lineOf(f: () => unknown): number {
+  const e = caught(f);
+  if (e instanceof CsvError) return e.line;
+  throw new Error(`expected a CsvError, got ${e}`);
+}
+
+Deno.test("parseCsvText() reads quoted commas, doubled quotes and newlines inside quotes", () => {
+  const raw = parseCsvText('name,note\n"Smith, John","said ""hi"""\n"two\nlines",x\n', "f.csv");
+  deepEqual(raw.header, ["name", "note"]);
+  deepEqual(raw.rows, [["Smith, John", 'said "hi"'], ["two\nlines", "x"]]);
+  deepEqual(raw.lines, [2, 3]);
+});
+
+Deno.test("parseCsvText() strips a BOM and accepts CRLF, CR and a missing final newline", () => {
+  const raw = parseCsvText("\uFEFFa,b\r\n1,2\r3,4\r\n5,6", "f.csv");
+  deepEqual(raw.header, ["a", "b"]);
+  deepEqual(raw.rows, [["1", "2"], ["3", "4"], ["5", "6"]]);
+  deepEqual(raw.lines, [2, 3, 4]);
+});
+
+Deno.test("parseCsvText() counts lines inside quoted cells when naming later rows", () => {
+  const text = 'a,b\n"x\r\ny\nz",1\n1,2,3\n';
+  equal(lineOf(() => parseCsvText(text, "f.csv")), 5);
+  deepEqual(parseCsvText('a,b\n"x\r\ny",1\n', "f").rows[0], ["x\ny", "1"]);
+});
+
+Deno.test("parseCsvText() skips blank lines, trims unquoted cells, keeps a stray quote inside a cell", () => {
+  const raw = parseCsvText('a,b\n\n 1 , 2 \n\nab"c,  "q" \n', "f.csv");
+  deepEqual(raw.rows, [["1", "2"], ['ab"c', "q"]]);
+  deepEqual(raw.lines, [3, 5]);
+});
+
+Deno.test("parseCsvText() names the file and line of each unreadable input", () => {
+  const cases: [string, number, RegExp][] = [
+    ["", 1, /empty/],
+    ["\n\n", 1, /empty/],
+    ["a,b\n", 2, /no data rows/],
+    ["a,b\n1,2\n3\n", 3, /1 cells, but the header has 2/],
+    ["a,b\n1,2\n3,4,5\n", 3, /3 cells/],
+    ['a,b\n1,"2\n3,4\n', 2, /never closes/],
+    ['a,b\n1,"2"x\n', 2, /follows a closing quote/],
+    ["a,a\n1,2\n", 1, /"a" appears twice/],
+    ["a,,c\n1,2,3\n", 1, /column 2 of the header has no name/],
+  ];
+  for (const [text, line, reason] of cases) {
+    const e = caught(() => parseCsvText(text, "data/x.csv"));
+    ok(e instanceof CsvError, JSON.stringify(text));
+    equal(e.line, line, JSON.stringify(text));
+    ok(reason.test(e.message), `${e.message} ~ ${reason}`);
+    ok(e.message.startsWith(`data/x.csv:${line}: Cannot read the CSV: `), e.message);
+  }
+});
+
+Deno.test("parseCsvText() refuses input past its limits with a CsvError", () => {
+  throws(() => parseCsvText("a\n1\n", "f", { limits: { maxChars: 3 } }), CsvError);
+  throws(() => parseCsvText("a,b,c\n1,2,3\n", "f", { limits: { maxColumns: 2 } }), /more than 2 cells/);
+  throws(() => parseCsvText("a\n1\n2\n3\n", "f", { limits: { maxRows: 2 } }), /more than 2 data rows/);
+  throws(() => parseCsvText('a\n"12345"\n', "f", { limits: { maxCellChars: 4 } }), /longer than 4/);
+  throws(() => parseCsvText("a\n123456\n", "f", { limits: { maxCellChars: 4 } }), /longer than 4/);
+});
+
+Deno.test("parseCsvText() reads another delimiter and refuses an unusable one", () => {
+  deepEqual(parseCsvText("a;b\n1,5;2\n", "f", { delimiter: ";" }).rows, [["1,5", "2"]]);
+  deepEqual(parseCsvText("a\tb\n1\t\n", "f", { delimiter: "\t" }).rows, [["1", ""]]);
+  throws(() => parseCsvText("a\n", "f", { delimiter: '"' }), RangeError);
+});
+
+Deno.test("parseCsvText() and readTable() on 400 seeded mutations read or throw a CsvError, nothing else", () => {
+  const base =
+    'id,name,age,"note, free"\n1,"Braund, Mr. Owen",22,"a ""b"""\n2,Heikkinen,,"x\ny"\r\n3,Allen,35,NA\n';
+  const pieces = ['"', ",", "\n", "\r", '""', "\uFEFF", " ", "x", "\r\n", "\u0000"];
+  const rng = mulberry32(12);
+  let read = 0, rejected = 0;
+  for (let t = 0; t < 400; t++) {
+    let s = base;
+    const edits = 1 + Math.floor(rng() * 4);
+    for (let e = 0; e < edits; e++) {
+      const at = Math.floor(rng() * (s.length + 1));
+      const op = rng();
+      if (op < 0.4) s = s.slice(0, at) + pieces[Math.floor(rng() * pieces.length)]! + s.slice(at);
+      else if (op < 0.8) s = s.slice(0, at) + s.slice(at + 1 + Math.floor(rng() * 3));
+      else s = s.slice(0, at);
+    }
+    try {
+      const raw = parseCsvText(s, "fuzz.csv");
+      for (const r of raw.rows) equal(r.length, raw.header.length);
+      equal(readTable(s, "fuzz.csv").nRows, raw.rows.length);
+      read++;
+    } catch (e) {
+      ok(e instanceof CsvError, `input ${JSON.stringify(s)} threw ${e}`);
+      ok(/^fuzz\.csv(:\d+)?: Cannot read the CSV: /.test(e.message), e.message);
+      rejected++;
+    }
+  }
+  ok(read > 20 && rejected > 20, `read ${read}, rejected ${rejected}`);
+});
