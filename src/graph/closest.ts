@@ -7,13 +7,17 @@
 
 /** The allowed key closest to a misspelt one, when it is close enough to be a likely typo. */
 export function closest(word: string, options: readonly string[]): string | undefined {
+  const limit = Math.max(1, Math.floor(word.length / 3));
+  const w = word.toLowerCase();
   let best: string | undefined;
   let bestD = Infinity;
   for (const o of options) {
-    const d = editDistance(word.toLowerCase(), o.toLowerCase());
+    // The distance is at least the difference in length: skip hopeless options (and a megabyte-long typo).
+    if (Math.abs(o.length - word.length) > limit) continue;
+    const d = editDistance(w, o.toLowerCase());
     if (d < bestD) [best, bestD] = [o, d];
   }
-  return bestD <= Math.max(1, Math.floor(word.length / 3)) ? best : undefined;
+  return bestD <= limit ? best : undefined;
 }
 
 /** Optimal string alignment distance: Levenshtein plus adjacent transpositions ("rnu" is one from "run"). */

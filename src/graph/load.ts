@@ -9,7 +9,7 @@ import { checkDocument, type Pos } from "./check.ts";
 import { normalize } from "./normalize.ts";
 import { planSchema } from "./plan_schema.ts";
 import { resolvePlan } from "./resolve.ts";
-import type { Plan, PlanFile } from "./types.ts";
+import type { Plan, PlanEdgeFile, PlanFile } from "./types.ts";
 import { validatePlan } from "./validate.ts";
 import { validateWorkers } from "./validate_workers.ts";
 
@@ -57,10 +57,16 @@ export function loadPlan(text: string, file: string): LoadResult {
   const nodes = raw.nodes ?? [];
   const ids = nodes.map((n) => n.id);
   const known = new Set(ids);
-  const edges = (raw.edges ?? []).filter((e) => known.has(e.from) && known.has(e.to));
-  const edgeIndex = (raw.edges ?? []).map((e, i) => [e, i] as const).filter(([e]) => edges.includes(e));
-  const norm = normalize([...new Set(ids)], edges);
-  const edgePos = (i: number) => checked.pos(["edges", edgeIndex[i]?.[1] ?? 0]);
+  // Edges between known nodes, each with its index in the file, for positions of normalizer findings.
+  const edges: PlanEdgeFile[] = [];
+  const fileIndex: number[] = [];
+  (raw.edges ?? []).forEach((e, i) => {
+    if (!known.has(e.from) || !known.has(e.to)) return;
+    edges.push(e);
+    fileIndex.push(i);
+  });
+  const norm = normalize([...known], edges);
+  const edgePos = (i: number) => checked.pos(["edges", fileIndex[i] ?? 0]);
   for (const w of norm.warnings) warnings.push(diag(edgePos(w.edge), w.message));
   for (const e of norm.errors) errors.push(diag(edgePos(e.edge), e.message));
 

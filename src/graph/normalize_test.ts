@@ -136,3 +136,37 @@ Deno.test("normalize() properties hold over 600 random graphs", () => {
     `mix of outcomes: ${valid} valid, ${demoted} demoted, ${rejected} rejected`,
   );
 });
+
+// ---- plan-sized graphs: nothing recursive, nothing quadratic -----------------------------------------
+
+Deno.test("normalize() orders a 100,000-node chain without overflowing the stack", () => {
+  const n = 100_000;
+  const ids = Array.from({ length: n }, (_, i) => `n${String(i).padStart(6, "0")}`);
+  const edges = ids.slice(1).map((id, i) => art(ids[i]!, id));
+  const r = normalize([...ids].reverse(), edges);
+  assertEquals(r.errors, []);
+  assertEquals(r.order, ids);
+});
+
+Deno.test("normalize() names every member of a 100,000-node cycle in cycle order", () => {
+  const n = 100_000;
+  const ids = Array.from({ length: n }, (_, i) => `n${String(i).padStart(6, "0")}`);
+  const edges = [...ids.slice(1).map((id, i) => art(ids[i]!, id)), art(ids.at(-1)!, ids[0]!)];
+  const r = normalize(ids, edges);
+  assertEquals(r.errors.length, 1);
+  assertEquals(r.errors[0]!.cycle, [...ids, ids[0]]);
+  assertEquals(r.errors[0]!.edge, n - 1);
+});
+
+Deno.test("normalize() orders a 100,000-leaf star and 50,000 demoted 2-cycles", () => {
+  const n = 100_000;
+  const ids = Array.from({ length: n }, (_, i) => `n${String(i).padStart(6, "0")}`);
+  const star = normalize([...ids].reverse(), ids.slice(1).map((id) => art(ids[0]!, id)));
+  assertEquals(star.order, ids);
+  const pairs = ids.flatMap((id, i) => (i % 2 ? [art(ids[i - 1]!, id), art(id, ids[i - 1]!)] : []));
+  const r = normalize(ids, pairs);
+  assertEquals(r.errors, []);
+  assertEquals(r.warnings.length, n / 2);
+  assertEquals(r.edges.filter((e) => e.kind === "back_edge" && e.demoted).length, n / 2);
+  assertEquals(r.order, ids);
+});
