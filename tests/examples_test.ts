@@ -1,0 +1,407 @@
+/**
+ * The worker examples (scenarios/examples/) run under supervision through the CLI, as a user runs them:
+ * `arrow run <plan> --real --json [--faults …]`. Honest runs reach the verdict their plan implies; every
+ * misbehaving variant — hang, out-of-lane write, false score, crash, write outside the run directory — is
+ * caught with the right incident, blame, evidence and verdict. Variants run a copy of the example's plan with
+ * its programs named by absolute path (and a faster pace); the honest runs use the plan files as shipped.
+ */
+import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { parse, stringify } from "yaml";
+import { arrow, pool, ROOT } from "./helpers/cli.ts";
+
+const EXAMPLES = `${ROOT}scenarios/examples`;
+
+function onPath(name: string): string | null {
+  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
+    try {
+      if (Deno.statSync(`${dir}/${name}`).isFile) return `${dir}/${name}`;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const BWRAP = onPath("bwrap");
+const NO_BWRAP = "bubblewrap (bwrap) is not installed: writes outside the run directory cannot be seen";
+if (!BWRAP) console.log(`examples_test: escape cases ignored — ${NO_BWRAP}`);
+/** Without bubblewrap the contract asks for an explicit opt-out to run command workers. */
+const SANDBOX = BWRAP ? [] : ["--unsandboxed"];
+/** Debian's python3 first on PATH: a pyenv shim costs ~1 s per start, and the shell example starts many. */
+const PATH = exists("/usr/bin/python3") && onPath("python3") !== "/usr/bin/python3"
+  ? `/usr/bin:${Deno.env.get("PATH") ?? ""}`
+  : Deno.env.get("PATH") ?? "";
+
+interface Incident {
+  tick: number;
+  type: string;
+  node: string;
+  ladder: string;
+  evidence: Record<string, unknown>;
+}
+
+interface Outcome {
+  code: number;
+  stderr: string;
+  verdict: string;
+  nodes: Record<string, string>;
+  incidents: Incident[];
+  dir: string;
+}
+
+type PlanDoc = {
+  protocol: { evaluate?: string[] };
+  nodes: { id: string; observe_every?: string; worker?: { type: string; argv?: string[] } }[];
+};
+
+/**
+ * A copy of an example's plan in `dir`: program files named by absolute path (so the copy runs from
+ * anywhere), then `edit` applied.
+ */
+function variant(
+  example: string,
+  dir: string,
+  name: string,
+  edit: (doc: PlanDoc) => void = () => {},
+): string {
+  const doc = parse(Deno.readTextFileSync(`${EXAMPLES}/${example}/plan.yaml`)) as PlanDoc;
+  const abs = (argv: string[]) =>
+    argv.map((a) => {
+      try {
+        return Deno.statSync(`${EXAMPLES}/${example}/${a}`).isFile ? `${EXAMPLES}/${example}/${a}` : a;
+      } catch {
+        return a;
+      }
+    });
+  if (doc.protocol.evaluate) doc.protocol.evaluate = abs(doc.protocol.evaluate);
+  for (const n of doc.nodes) if (n.worker?.argv) n.worker.argv = abs(n.worker.argv);
+  edit(doc);
+  const path = `${dir}/${name}.yaml`;
+  Deno.writeTextFileSync(path, stringify(doc));
+  return path;
+}
+
+/** Edits the argv of a node: replaces the values of options given, appends the rest. */
+function argv(doc: PlanDoc, node: string, opts: Record<string, string>): void {
+  const w = doc.nodes.find((n) => n.id === node)!.worker!;
+  const out = [...w.argv!];
+  for (const [k, v] of Object.entries(opts)) {
+    const i = out.indexOf(k);
+    if (i >= 0) out[i + 1] = v;
+    else out.push(k, v);
+  }
+  w.argv = out;
+}
+
+const observe = (doc: PlanDoc, node: string, every: string) => {
+  doc.nodes.find((n) => n.id === node)!.observe_every = every;
+};
+
+async function runPlan(plan: string, runs: string, faults?: string): Promise<Outcome> {
+  const args = ["run", plan, "--real", "--json", "--runs-dir", runs, ...SANDBOX];
+  if (faults) args.push("--faults", faults);
+  const r = await arrow(args, { env: { PATH } });
+  let summary: { verdict?: string; run_dir?: string; nodes?: Record<string, string> } = {};
+  try {
+    summary = JSON.parse(r.stdout.trim().split("\n").at(-1) ?? "{}");
+  } catch {
+    // reported through the empty verdict below
+  }
+  const dir = summary.run_dir ?? "";
+  let incidents: Incident[] = [];
+  try {
+    incidents = Deno.readTextFileSync(`${dir}/incidents.jsonl`).split("\n").filter(Boolean).map((l) =>
+      JSON.parse(l)
+    );
+  } catch {
+    // no run directory: the assertions say so
+  }
+  return {
+    code: r.code,
+    stderr: r.stderr,
+    verdict: summary.verdict ?? "",
+    nodes: summary.nodes ?? {},
+    incidents,
+    dir,
+  };
+}
+
+const triples = (o: Outcome) => o.incidents.map((i) => [i.type, i.node, i.ladder]);
+const why = (o: Outcome) =>
+  `exit ${o.code}; ${o.stderr.slice(-1500)}; incidents ${JSON.stringify(triples(o))}`;
+const json = (path: string) => JSON.parse(Deno.readTextFileSync(path));
+const steps = (o: Outcome, node: string) =>
+  Deno.readTextFileSync(`${o.dir}/nodes/${node}/metrics.jsonl`).split("\n").filter(Boolean).map((l) =>
+    JSON.parse(l).step as number
+  );
+/** Every path an incident's evidence names (paths and escape attempts), to find a written path in. */
+const paths = (i: Incident) =>
+  JSON.stringify([
+    i.evidence.paths,
+    (i.evidence.attempts as { path: string }[] | undefined)?.map((a) => a.path),
+  ]);
+
+/** Runs named jobs three at a time, then hands their outcomes to the steps. */
+async function runAll(jobs: Record<string, () => Promise<Outcome>>): Promise<Record<string, Outcome>> {
+  const names = Object.keys(jobs);
+  const done = await pool(names, 3, (n) => jobs[n]!());
+  return Object.fromEntries(names.map((n, i) => [n, done[i]!]));
+}
+
+/** The host paths the escape variants try to write; the sandbox must keep them from landing. */
+const HOME = Deno.env.get("HOME") ?? "/root";
+const ESCAPES = ["/tmp/arrow_escape_poly_ridge.txt", `${HOME}/.arrow_escape_poly_ridge.txt`];
+for (const p of [...ESCAPES, "/tmp/arrow_escape_baseline.txt"]) await Deno.remove(p).catch(() => {});
+
+Deno.test("python_trainer: a Python trainer of one's own under overwatch", async (t) => {
+  const tmp = await Deno.makeTempDir({ prefix: "arrow-ex-py-" });
+  const runs = `${tmp}/runs`;
+  const ex = `${EXAMPLES}/python_trainer`;
+  // Variants train faster (0.15 s an epoch) and, where a hang is the point, are observed every 500 ms.
+  const fast = (name: string, edit: (d: PlanDoc) => void = () => {}) =>
+    variant("python_trainer", tmp, name, (d) => {
+      argv(d, "poly_ridge", { "--epoch-seconds": "0.15" });
+      edit(d);
+    });
+  const jobs: Record<string, () => Promise<Outcome>> = {
+    honest: () => runPlan(`${ex}/plan.yaml`, runs),
+    hang: () =>
+      runPlan(fast("hang", (d) => observe(d, "poly_ridge", "500ms")), runs, `${ex}/faults_hang.yaml`),
+    real_hang: () =>
+      runPlan(
+        fast("real_hang", (d) => {
+          observe(d, "poly_ridge", "500ms");
+          argv(d, "poly_ridge", { "--misbehave": "hang", "--misbehave-at": "6" });
+        }),
+        runs,
+      ),
+    out_of_lane: () => runPlan(fast("out_of_lane"), runs, `${ex}/faults_out_of_lane.yaml`),
+    false_score: () => runPlan(fast("false_score"), runs, `${ex}/faults_false_score.yaml`),
+    lying_program: () =>
+      runPlan(fast("lying", (d) => argv(d, "poly_ridge", { "--misbehave": "false-score" })), runs),
+    crash: () => runPlan(fast("crash"), runs, `${ex}/faults_crash.yaml`),
+    raising_program: () =>
+      runPlan(fast("raising", (d) => argv(d, "poly_ridge", { "--misbehave": "crash" })), runs),
+    ...(BWRAP
+      ? {
+        escape_tmp: () => runPlan(fast("escape_tmp"), runs, `${ex}/faults_escape.yaml`),
+        escape_home: () =>
+          runPlan(fast("escape_home", (d) => argv(d, "poly_ridge", { "--misbehave": "escape" })), runs),
+      }
+      : {}),
+  };
+  const o = await runAll(jobs);
+  try {
+    await t.step("honest, as shipped (0.5 s an epoch, default pace): RESEARCH ANSWERED", () => {
+      const r = o.honest!;
+      equal(r.verdict, "RESEARCH ANSWERED", why(r));
+      deepEqual(triples(r), []);
+      const m = json(`${r.dir}/nodes/poly_ridge/results.json`);
+      const d = json(`${r.dir}/nodes/data/results.json`);
+      deepEqual([m.data_hash, m.split_hash, m.seed], [d.data_hash, d.split_hash, d.seed]);
+      ok(m.score > json(`${r.dir}/nodes/baseline/results.json`).score);
+      deepEqual(steps(r, "poly_ridge"), Array.from({ length: 17 }, (_, i) => i));
+    });
+
+    await t.step("SDK stall: HUNG, restarted from its last checkpoint, then verified", () => {
+      const r = o.hang!;
+      deepEqual(triples(r), [["HUNG_RESTART", "poly_ridge", "bounce"]], why(r));
+      const e = r.incidents[0]!.evidence;
+      equal(e.resume_from, "ckpt/step_000004.json");
+      equal(e.step, 5);
+      deepEqual(steps(r, "poly_ridge"), [0, 1, 2, 3, 4, 5, ...Array.from({ length: 12 }, (_, i) => i + 5)]);
+      equal(r.verdict, "RESEARCH ANSWERED");
+    });
+
+    await t.step("a real hang (every attempt, short observe_every) is caught twice and killed", () => {
+      const r = o.real_hang!;
+      deepEqual(triples(r), [["HUNG_RESTART", "poly_ridge", "bounce"], [
+        "HUNG_RESTART",
+        "poly_ridge",
+        "fuse",
+      ]], why(r));
+      equal(r.incidents[0]!.evidence.observe_every, "500ms");
+      equal(r.nodes.poly_ridge, "killed");
+      equal(r.verdict, "NEGATIVE RESULT");
+    });
+
+    await t.step("write into the baseline's scope: SCOPE_VIOLATION blamed on the trainer, withheld", () => {
+      const r = o.out_of_lane!;
+      const i = r.incidents.find((x) => x.type === "SCOPE_VIOLATION");
+      ok(i, why(r));
+      deepEqual([i.node, i.evidence.writer], ["poly_ridge", "poly_ridge"]);
+      match(paths(i), /baseline\/leaked_by_poly_ridge\.txt/);
+      ok(!exists(`${r.dir}/nodes/baseline/leaked_by_poly_ridge.txt`), "the baseline's scope stays clean");
+      equal(r.verdict, "RESULT WITHHELD");
+    });
+
+    for (const name of ["false_score", "lying_program"]) {
+      await t.step(
+        `${name}: a claimed 0.99 is FALSE_COMPLETION against the observed trajectory, fused`,
+        () => {
+          const r = o[name]!;
+          const mine = r.incidents.filter((x) => x.node === "poly_ridge");
+          ok(mine.length >= 1, why(r));
+          ok(mine.every((x) => x.type === "FALSE_COMPLETION"), why(r));
+          equal(mine.at(-1)!.ladder, "fuse");
+          const e = mine[0]!.evidence;
+          equal(e.claimed_score, 0.99);
+          ok(typeof e.observed_best === "number" && e.observed_best < 0.7, JSON.stringify(e));
+          equal(r.verdict, "RESULT WITHHELD");
+        },
+      );
+    }
+
+    await t.step("SDK crash: a crash with exit code and stderr in the evidence, retried, verified", () => {
+      const r = o.crash!;
+      deepEqual(triples(r), [["FALSE_COMPLETION", "poly_ridge", "bounce"]], why(r));
+      const c = r.incidents[0]!.evidence.crash as { exit_code: number; stderr_tail: string[] };
+      equal(c.exit_code, 3);
+      match(c.stderr_tail.join("\n"), /injected crash at step 5/);
+      equal(r.verdict, "RESEARCH ANSWERED");
+    });
+
+    await t.step("a program that raises every attempt: crashes with its traceback, fused, withheld", () => {
+      const r = o.raising_program!;
+      const mine = r.incidents.filter((x) => x.node === "poly_ridge");
+      ok(mine.length >= 1 && mine.every((x) => x.type === "FALSE_COMPLETION"), why(r));
+      const c = mine[0]!.evidence.crash as { exit_code: number; stderr_tail: string[] };
+      equal(c.exit_code, 1);
+      match(c.stderr_tail.join("\n"), /RuntimeError: epoch 3: CUDA error/);
+      equal(mine.at(-1)!.ladder, "fuse");
+      equal(r.verdict, "RESULT WITHHELD");
+    });
+
+    await t.step({
+      name: "writes to /tmp and $HOME: SCOPE_VIOLATION naming the paths, nothing lands on the host",
+      ignore: !BWRAP,
+      fn: () => {
+        for (const [name, want] of [["escape_tmp", [ESCAPES[0]!]], ["escape_home", ESCAPES]] as const) {
+          const r = o[name]!;
+          const i = r.incidents.find((x) => x.type === "SCOPE_VIOLATION");
+          ok(i, `${name}: ${why(r)}`);
+          equal(i.node, "poly_ridge");
+          for (const p of want) ok(paths(i).includes(p), `${name} names ${p}: ${paths(i)}`);
+          equal(r.verdict, "RESULT WITHHELD");
+        }
+        for (const p of ESCAPES) ok(!exists(p), `${p} must not exist on the host`);
+      },
+    });
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+Deno.test("shell_worker: a plain sh worker under overwatch", async (t) => {
+  const tmp = await Deno.makeTempDir({ prefix: "arrow-ex-sh-" });
+  const runs = `${tmp}/runs`;
+  const ex = `${EXAMPLES}/shell_worker`;
+  const v = (name: string, edit: (d: PlanDoc) => void = () => {}) => variant("shell_worker", tmp, name, edit);
+  const jobs: Record<string, () => Promise<Outcome>> = {
+    honest: () => runPlan(`${ex}/plan.yaml`, runs),
+    hang: () => runPlan(v("hang", (d) => observe(d, "baseline", "500ms")), runs, `${ex}/faults_hang.yaml`),
+    real_hang: () =>
+      runPlan(
+        v("real_hang", (d) => {
+          observe(d, "baseline", "500ms");
+          argv(d, "baseline", { "--misbehave": "hang" });
+        }),
+        runs,
+      ),
+    out_of_lane: () => runPlan(v("out_of_lane"), runs, `${ex}/faults_out_of_lane.yaml`),
+    false_score: () => runPlan(v("false_score"), runs, `${ex}/faults_false_score.yaml`),
+    crash: () => runPlan(v("crash"), runs, `${ex}/faults_crash.yaml`),
+    ...(BWRAP ? { escape: () => runPlan(v("escape"), runs, `${ex}/faults_escape.yaml`) } : {}),
+  };
+  const o = await runAll(jobs);
+  try {
+    await t.step("honest, as shipped: the GBDT beats the sh baseline, RESEARCH ANSWERED", () => {
+      const r = o.honest!;
+      equal(r.verdict, "RESEARCH ANSWERED", why(r));
+      deepEqual(triples(r), []);
+      const m = json(`${r.dir}/nodes/baseline/results.json`);
+      const d = json(`${r.dir}/nodes/data/results.json`);
+      deepEqual([m.data_hash, m.split_hash, m.seed, m.feature], [d.data_hash, d.split_hash, d.seed, "x3"]);
+      deepEqual(steps(r, "baseline"), [1, 2, 3, 4, 5, 6, 7]);
+    });
+
+    await t.step(
+      "SDK stall inside `arrow_sdk.py metric`: HUNG, resumed from its checkpoint, verified",
+      () => {
+        const r = o.hang!;
+        deepEqual(triples(r), [["HUNG_RESTART", "baseline", "bounce"]], why(r));
+        equal(r.incidents[0]!.evidence.resume_from, "ckpt/step_000003.json");
+        deepEqual(steps(r, "baseline"), [1, 2, 3, 4, 5, 6, 7]);
+        equal(r.verdict, "RESEARCH ANSWERED");
+      },
+    );
+
+    await t.step("a real hang: restarted, hangs again, killed; no verified baseline, NO VERDICT", () => {
+      const r = o.real_hang!;
+      deepEqual(
+        triples(r),
+        [["HUNG_RESTART", "baseline", "bounce"], ["HUNG_RESTART", "baseline", "fuse"]],
+        why(r),
+      );
+      equal(r.nodes.baseline, "killed");
+      equal(r.verdict, "NO VERDICT");
+    });
+
+    await t.step("write into the GBDT's scope: SCOPE_VIOLATION blamed on the baseline", () => {
+      const r = o.out_of_lane!;
+      const i = r.incidents.find((x) => x.type === "SCOPE_VIOLATION");
+      ok(i, why(r));
+      deepEqual([i.node, i.evidence.writer], ["baseline", "baseline"]);
+      match(paths(i), /gbdt\/leaked_by_baseline\.txt/);
+      ok(!exists(`${r.dir}/nodes/gbdt/leaked_by_baseline.txt`));
+      equal(r.verdict, "NO VERDICT");
+    });
+
+    await t.step(
+      "a claimed 0.99: FALSE_COMPLETION (observed best ~0.33), fused; no verified baseline",
+      () => {
+        const r = o.false_score!;
+        const mine = r.incidents.filter((x) => x.node === "baseline");
+        ok(mine.length >= 1 && mine.every((x) => x.type === "FALSE_COMPLETION"), why(r));
+        equal(mine[0]!.evidence.claimed_score, 0.99);
+        ok((mine[0]!.evidence.observed_best as number) < 0.4);
+        equal(mine.at(-1)!.ladder, "fuse");
+        equal(r.verdict, "NO VERDICT");
+      },
+    );
+
+    await t.step("SDK crash: `set -e` passes exit 3 on; a crash in the evidence, retried, verified", () => {
+      const r = o.crash!;
+      deepEqual(triples(r), [["FALSE_COMPLETION", "baseline", "bounce"]], why(r));
+      const c = r.incidents[0]!.evidence.crash as { exit_code: number; stderr_tail: string[] };
+      equal(c.exit_code, 3);
+      match(c.stderr_tail.join("\n"), /injected crash at step 5/);
+      equal(r.verdict, "RESEARCH ANSWERED");
+    });
+
+    await t.step({
+      name: "a write to /tmp: SCOPE_VIOLATION naming the path, nothing lands on the host",
+      ignore: !BWRAP,
+      fn: () => {
+        const r = o.escape!;
+        const i = r.incidents.find((x) => x.type === "SCOPE_VIOLATION");
+        ok(i, why(r));
+        equal(i.node, "baseline");
+        ok(paths(i).includes("/tmp/arrow_escape_baseline.txt"), paths(i));
+        ok(!exists("/tmp/arrow_escape_baseline.txt"));
+        equal(r.verdict, "NO VERDICT");
+      },
+    });
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
