@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { CallOptions } from "./client.ts";
+import type { Chat } from "./client.ts";
 import { type AgentConfig, callId, DEFAULT_COMMAND_TIMEOUT_S } from "./config.ts";
 import { LlmError } from "./errors.ts";
 import { type ExecResult, runCommand } from "./exec.ts";
@@ -14,7 +14,7 @@ import { Redactor, secretValues } from "./redact.ts";
 import { parseReply } from "./reply.ts";
 import { readPast, restoreUsage } from "./replay.ts";
 import { clip, type CommandRecord, Transcript } from "./transcript.ts";
-import type { ChatMessage, ChatRequest, ChatResult } from "./types.ts";
+import type { ChatMessage, ChatResult } from "./types.ts";
 import { appendUsage, usageLine } from "./usage.ts";
 import { commandEnv } from "./command_env.ts";
 
@@ -22,10 +22,6 @@ import { commandEnv } from "./command_env.ts";
 export const MAX_REPLY = 32 << 10;
 /** Output bytes kept per stream of a command (head and tail). */
 export const MAX_OUTPUT = 16 << 10;
-
-export interface Chat {
-  chat(req: ChatRequest, opts?: CallOptions): Promise<ChatResult>;
-}
 
 export interface AgentDeps {
   client: Chat;

@@ -44,9 +44,14 @@ export interface CallOptions {
   onDelta?: (text: string) => void;
 }
 
+/** Anything that answers chat requests: the client, or a stand-in in tests. */
+export interface Chat {
+  chat(req: ChatRequest, opts?: CallOptions): Promise<ChatResult>;
+}
+
 const RETRYABLE_STATUS = (s: number) => s === 429 || s === 408 || s >= 500;
 
-export class LlmClient {
+export class LlmClient implements Chat {
   readonly #o: Required<Omit<ClientOptions, "seed" | "headers">> & { headers: Record<string, string> };
   readonly #rand: () => number;
 

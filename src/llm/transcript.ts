@@ -7,7 +7,13 @@
  */
 import { appendJsonl, readJsonl } from "./jsonl.ts";
 import type { Redactor } from "./redact.ts";
-import type { ChatMessage, Usage } from "./types.ts";
+import type { Usage } from "./types.ts";
+
+/** A message as recorded: roles other than the four chat roles occur through the proxy. */
+export interface RecordedMessage {
+  role: string;
+  content: string;
+}
 
 /** Longest string kept in a transcript line; agent replies and command feedback are bounded below it. */
 export const MAX_FIELD = 64 << 10;
@@ -22,7 +28,7 @@ export interface CallRecord {
   via: "worker" | "proxy";
   model: string;
   /** Messages new since the previous call of this conversation: request = earlier ones + these. */
-  request: { n_messages: number; from: number; messages: ChatMessage[] };
+  request: { n_messages: number; from: number; messages: RecordedMessage[] };
   response: { content: string; finish_reason: string | null } | null;
   /** HTTP status the client saw (proxy) or null. */
   status: number | null;

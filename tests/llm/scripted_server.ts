@@ -50,6 +50,8 @@ export interface Rule {
   times?: number;
   /** Characters per streamed content chunk (default 8). */
   chunk?: number;
+  /** Pause between streamed events (a slow generator). */
+  chunk_delay_ms?: number;
 }
 
 export interface Script {
@@ -75,6 +77,8 @@ export interface ScriptedServer extends AsyncDisposable {
   readonly calls: number;
   /** How many times rule `i` answered. */
   hits(i: number): number;
+  /** Streamed replies still being sent. */
+  readonly streaming: number;
   /** Resolves once `n` chat requests have arrived. */
   waitForCalls(n: number): Promise<void>;
   close(): Promise<void>;
@@ -139,6 +143,7 @@ export function startScriptedServer(script: Script): Promise<ScriptedServer> {
   const requests: RecordedRequest[] = [];
   const waiters: { n: number; resolve: () => void }[] = [];
   let calls = 0;
+  let streaming = 0;
   // Shutting down ends pending delays, so a slow rule never holds the server open after a test.
   const closing = new AbortController();
   const counted = () => {
@@ -242,12 +247,32 @@ export function startScriptedServer(script: Script): Promise<ScriptedServer> {
       events.push("data: [DONE]\n\n");
     }
     const enc = new TextEncoder();
+    const queue = [": scripted keep-alive\n\n", ...events];
+    streaming++;
+    let ended = false;
+    let sent = 0;
+    const end = () => {
+      if (!ended) streaming--;
+      ended = true;
+    };
     const stream = new ReadableStream<Uint8Array>({
-      start(c) {
-        c.enqueue(enc.encode(": scripted keep-alive\n\n"));
-        for (const e of events) c.enqueue(enc.encode(e));
-        c.close();
+      async pull(c) {
+        const next = queue.shift();
+        if (next === undefined) {
+          end();
+          c.close();
+          return;
+        }
+        // The keep-alive and the first chunk go at once; every later event waits.
+        const delay = sent++ >= 2 ? rule.chunk_delay_ms ?? 0 : 0;
+        if (delay && !(await wait(delay, closing.signal))) {
+          end();
+          c.close();
+          return;
+        }
+        c.enqueue(enc.encode(next));
       },
+      cancel: end,
     });
     return new Response(stream, {
       status: 200,
@@ -266,6 +291,9 @@ export function startScriptedServer(script: Script): Promise<ScriptedServer> {
           requests,
           get calls() {
             return calls;
+          },
+          get streaming() {
+            return streaming;
           },
           hits: (i) => used[i] ?? 0,
           waitForCalls: (n) =>
