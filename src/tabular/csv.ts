@@ -115,7 +115,11 @@ export function parseCsvText(
         while (k < n && isPad(text.charCodeAt(k))) k++;
         const after = k < n ? text.charCodeAt(k) : DELIM;
         if (after !== DELIM && after !== LF && after !== CR) {
-          throw new CsvError(file, line, `text ${shown(text.slice(k, k + 20))} follows a closing quote`);
+          throw new CsvError(
+            file,
+            line,
+            `text ${shown(text.slice(k, k + 20).split(/[\r\n]/)[0]!)} follows a closing quote`,
+          );
         }
         i = k;
       } else {

@@ -63,7 +63,7 @@ export function inferSchema(rows: readonly Row[], what = "the rows"): Schema {
       else if (typeof v === "boolean") bool++;
       else if (typeof v === "string") str++;
       else {throw new TypeError(
-          `Cannot read ${what}: row ${i}, column ${JSON.stringify(name)} holds a ${typeof v}`,
+          `Cannot read ${what}: row ${i}, column ${JSON.stringify(name)} holds a value of type ${typeof v}`,
         );}
     });
     const kind: ColumnKind = str === 0 && bool === 0
