@@ -25,7 +25,13 @@ say() { echo "cluster.sh: $*" >&2; }
 conf_env() { env SLURM_CONF="$dir/etc/slurm.conf" "$@"; }
 node_state() { conf_env timeout 5 sinfo -h -n localhost -o %t 2>/dev/null | head -1; }
 
-pid_alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+# Alive, not a zombie, and still the daemon the file names (a pid file can outlive a reboot).
+pid_alive() {
+  local p
+  p=$(cat "$1" 2>/dev/null) || return 1
+  [ -n "$p" ] && [ "$(cat "/proc/$p/comm" 2>/dev/null)" = "$(basename "$1" .pid)" ] &&
+    ! grep -q ') Z ' "/proc/$p/stat" 2>/dev/null
+}
 
 daemons_alive() {
   pid_alive "$dir/run/munged.pid" && pid_alive "$dir/run/slurmctld.pid" && pid_alive "$dir/run/slurmd.pid"
@@ -103,13 +109,14 @@ start_daemons() {
   chmod 400 "$dir/munge/munge.key"
   write_conf
   : >"$dir/jobcomp.txt"
+  # 9>&-: the daemons must not inherit the lock's descriptor (they would hold the lock for their lifetime).
   munged --force --key-file="$dir/munge/munge.key" --socket="$dir/munge/munge.socket" \
-    --pid-file="$dir/run/munged.pid" --log-file="$dir/log/munged.log" --seed-file="$dir/munge/munged.seed" ||
+    --pid-file="$dir/run/munged.pid" --log-file="$dir/log/munged.log" --seed-file="$dir/munge/munged.seed" 9>&- ||
     { say "cannot start munged (see $dir/log/munged.log)"; return 1; }
   # -c: a cold start with no saved jobs (the state directory is fresh anyway).
-  SLURM_CONF="$dir/etc/slurm.conf" setsid slurmctld -D -c -i >>"$dir/log/slurmctld.out" 2>&1 </dev/null &
+  SLURM_CONF="$dir/etc/slurm.conf" setsid slurmctld -D -c -i >>"$dir/log/slurmctld.out" 2>&1 </dev/null 9>&- &
   echo $! >"$dir/run/slurmctld.pid"
-  SLURM_CONF="$dir/etc/slurm.conf" setsid slurmd -D -N localhost >>"$dir/log/slurmd.out" 2>&1 </dev/null &
+  SLURM_CONF="$dir/etc/slurm.conf" setsid slurmd -D -N localhost >>"$dir/log/slurmd.out" 2>&1 </dev/null 9>&- &
   echo $! >"$dir/run/slurmd.pid"
   echo "${ARROW_SLURM_OWNER:-manual}" >"$dir/owner"
   local deadline=$((SECONDS + wait_s))
@@ -129,7 +136,7 @@ end_pid() {
   local f=$1 pid
   [ -f "$f" ] || return 0
   pid=$(cat "$f")
-  if kill -0 "$pid" 2>/dev/null; then
+  if pid_alive "$f"; then
     kill -TERM "$pid" 2>/dev/null
     for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -KILL "$pid" 2>/dev/null
@@ -172,7 +179,7 @@ start)
     exit 0
   fi
   stop_all
-  find "$dir" -mindepth 1 -maxdepth 1 ! -name lock -exec rm -rf {} +
+  find "$dir" -mindepth 1 -maxdepth 1 ! -name lock ! -name users -exec rm -rf {} +
   t0=$(date +%s.%N)
   if ! start_daemons; then
     stop_all

@@ -1,0 +1,182 @@
+/**
+ * The Slurm client against a live one-node cluster: a job's life from PENDING/RUNNING to how it ended (exit
+ * code, cancel), files a job writes seen live by the submitter, re-attaching after the client is dropped,
+ * and sbatch's refusals as clear errors.
+ */
+import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
+import { JsonlTail } from "../src/runtime/tail.ts";
+import { jobName, SlurmClient, SlurmError, type SubmitSpec } from "../src/runtime/slurm/mod.ts";
+import type { JobView } from "../src/runtime/slurm/types.ts";
+import { cluster, JOB_ENV } from "./slurm_helper.ts";
+
+const ignore = cluster.conf === null;
+const ended = (v: JobView) => v.state !== "PENDING" && v.state !== "RUNNING";
+const WAIT = 30_000;
+
+function spec(dir: string, name: string, argv: string[]): SubmitSpec {
+  return { name, argv, env: JOB_ENV, cwd: dir, stdout: `${dir}/out.txt`, stderr: `${dir}/err.txt` };
+}
+
+async function withClient(fn: (c: SlurmClient, dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "arrow-slurm-test-" });
+  const c = await SlurmClient.connect({ conf: cluster.conf, pollMs: 100 });
+  try {
+    await fn(c, dir);
+  } finally {
+    await c.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test({
+  name: "SlurmClient.submit() runs the argv with exactly the given environment and reports COMPLETED, exit 0",
+  ignore,
+  fn: () =>
+    withClient(async (c, dir) => {
+      const seen: string[] = [];
+      const id = await c.submit({
+        ...spec(dir, jobName("t", "ok", 1), [
+          "sh",
+          "-c",
+          'echo "$ARROW_NODE ${HOME:-nohome}"; env > env.txt',
+        ]),
+        env: { ...JOB_ENV, ARROW_NODE: "N1" },
+      });
+      equal(c.state(id).state, "PENDING");
+      c.onChange((v) => v.jobId === id && seen.push(v.state));
+      const v = await c.waitFor(id, ended, WAIT);
+      deepEqual([v.state, v.exitCode, v.signal], ["COMPLETED", 0, null]);
+      ok(seen.includes("RUNNING") || seen.includes("COMPLETED"), `states seen: ${seen}`);
+      equal(Deno.readTextFileSync(`${dir}/out.txt`), "N1 nohome\n");
+      const env = Deno.readTextFileSync(`${dir}/env.txt`);
+      ok(!/^HOME=/m.test(env), "HOME of the submitter must not leak into the job");
+      match(env, /^SLURM_JOB_ID=\d+$/m);
+    }),
+});
+
+Deno.test({
+  name: "SlurmClient.state() reports a failing job as FAILED with its exit code",
+  ignore,
+  fn: () =>
+    withClient(async (c, dir) => {
+      const id = await c.submit(spec(dir, jobName("t", "fail", 1), ["sh", "-c", "exit 7"]));
+      const v = await c.waitFor(id, ended, WAIT);
+      deepEqual([v.state, v.exitCode, v.signal, v.reason], ["FAILED", 7, null, "NonZeroExitCode"]);
+    }),
+});
+
+Deno.test({
+  name: "SlurmClient.cancel() ends a running job: CANCELLED, killed by a signal",
+  ignore,
+  fn: () =>
+    withClient(async (c, dir) => {
+      const id = await c.submit(spec(dir, jobName("t", "cancel", 1), ["sleep", "300"]));
+      await c.waitFor(id, (v) => v.state === "RUNNING", WAIT);
+      await c.cancel(id);
+      const v = await c.waitFor(id, ended, WAIT);
+      equal(v.state, "CANCELLED");
+      equal(v.exitCode, null);
+      await c.cancel(id); // cancelling an ended job is not an error
+    }),
+});
+
+Deno.test({
+  name: "a job's metrics.jsonl is visible to the submitter line by line while the job runs",
+  ignore,
+  fn: () =>
+    withClient(async (c, dir) => {
+      // Each step waits for the test's acknowledgement of the previous line: no timing assumptions.
+      const script = [
+        "for i in 1 2 3; do",
+        '  echo "{\\"step\\": $i, \\"loss\\": 0.$i}" >> metrics.jsonl',
+        "  while [ ! -e ack.$i ]; do sleep 0.05; done",
+        "done",
+      ].join("\n");
+      const id = await c.submit(spec(dir, jobName("t", "metrics", 1), ["bash", "-c", script]));
+      const tail = new JsonlTail(`${dir}/metrics.jsonl`);
+      for (let step = 1; step <= 3; step++) {
+        let rows: Record<string, unknown>[] = [];
+        const deadline = Date.now() + WAIT;
+        while (!rows.length && Date.now() < deadline) {
+          rows = tail.read();
+          if (!rows.length) await new Promise((r) => setTimeout(r, 20));
+        }
+        deepEqual(rows, [{ step, loss: step / 10 }]);
+        equal(c.state(id).state === "COMPLETED", false, "the job must still run while it waits for the ack");
+        Deno.writeTextFileSync(`${dir}/ack.${step}`, "");
+      }
+      equal((await c.waitFor(id, ended, WAIT)).state, "COMPLETED");
+    }),
+});
+
+Deno.test({
+  name: "SlurmClient.adopt() re-attaches to a running job after the client that submitted it is gone",
+  ignore,
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "arrow-slurm-test-" });
+    try {
+      const first = await SlurmClient.connect({ conf: cluster.conf, pollMs: 100 });
+      const running = await first.submit(
+        spec(dir, jobName("t", "adopt", 1), ["sh", "-c", "while [ ! -e go ]; do sleep 0.05; done; exit 4"]),
+      );
+      const done = await first.submit(spec(dir, jobName("t", "adopt-done", 1), ["true"]));
+      await first.waitFor(running, (v) => v.state === "RUNNING", WAIT);
+      await first.waitFor(done, ended, WAIT);
+      await first.close();
+
+      const second = await SlurmClient.connect({ conf: cluster.conf, pollMs: 100 });
+      try {
+        const views = await second.adopt([running, done, "999999"]);
+        deepEqual([...views.values()].map((v) => v.state), ["RUNNING", "COMPLETED", "UNKNOWN"]);
+        const found = await second.findJobs(jobName("t", "adopt", 1));
+        deepEqual(found.map((v) => v.jobId), [running]);
+        Deno.writeTextFileSync(`${dir}/go`, "");
+        const v = await second.waitFor(running, ended, WAIT);
+        deepEqual([v.state, v.exitCode], ["FAILED", 4]);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "SlurmClient.submit() turns sbatch's refusal into a SlurmError naming the reason",
+  ignore,
+  fn: () =>
+    withClient(async (c, dir) => {
+      await rejects(
+        c.submit({ ...spec(dir, jobName("t", "bad", 1), ["true"]), options: { partition: "nosuch" } }),
+        (e: unknown) =>
+          e instanceof SlurmError && e.kind === "rejected" && /Invalid partition/i.test(e.message),
+      );
+      await rejects(
+        c.submit({ ...spec(dir, jobName("t", "bad", 1), ["true"]), stdout: "relative.txt" }),
+        (e: unknown) => e instanceof SlurmError && e.kind === "invalid",
+      );
+    }),
+});
+
+Deno.test({
+  name: "the gpu gres admits one gpu job at a time on the one-node cluster",
+  ignore,
+  fn: () =>
+    withClient(async (c, dir) => {
+      const gpu = { gres: "gpu:1" };
+      const a = await c.submit({ ...spec(dir, jobName("t", "gpu-a", 1), ["sleep", "300"]), options: gpu });
+      const b = await c.submit({ ...spec(dir, jobName("t", "gpu-b", 1), ["true"]), options: gpu });
+      try {
+        await c.waitFor(a, (v) => v.state === "RUNNING", WAIT);
+        await c.refresh();
+        const vb = c.state(b);
+        deepEqual([vb.state, vb.reason], ["PENDING", "Resources"]);
+        await c.cancel(a);
+        equal((await c.waitFor(b, ended, WAIT)).state, "COMPLETED");
+      } finally {
+        await c.cancel(a);
+        await c.cancel(b);
+      }
+    }),
+});
