@@ -7,6 +7,7 @@
  */
 import { formatDiagnostic, loadPlan } from "../graph/load.ts";
 import { LlmConfigError } from "./errors.ts";
+import { transcriptPath, usagePath } from "./paths.ts";
 import { Redactor, secretValues } from "./redact.ts";
 import type { RecordedMessage } from "./transcript.ts";
 import { Transcript } from "./transcript.ts";
@@ -20,14 +21,6 @@ export interface ProxyNode {
   transcript: Transcript;
   /** Messages of the previous call (as JSON), to find what a new call adds. */
   last: string[];
-}
-
-export function usagePath(runDir: string, node: string): string {
-  return `${runDir}/.arrow/usage/${node}.jsonl`;
-}
-
-export function transcriptPath(runDir: string, node: string): string {
-  return `${runDir}/logs/agent/${node}.jsonl`;
 }
 
 /** Reads the run's plan.yaml; a missing or invalid plan is a LlmConfigError saying which and why. */

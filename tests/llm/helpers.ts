@@ -1,6 +1,6 @@
 /**
- * A throw-away run directory for agent tests: N1 (a data node with data.csv and split.json) feeding N3,
- * and an AgentConfig for N3 that runs commands with no sandbox prefix (bash directly, in the scope).
+ * A throw-away run directory for agent tests: N1 (a data node with data.csv and split.json) feeding N3 and
+ * N4, and an AgentConfig for N3 that runs commands with no sandbox prefix (bash directly, in the scope).
  *
  * @module
  */
@@ -9,11 +9,24 @@ import { LlmClient } from "../../src/llm/client.ts";
 
 export const KEY = "sk-or-v1-test0123456789abcdef";
 
+const FIXED = {
+  kind: "fast",
+  sources: {},
+  protocol: { version: "p1-dev-r2", metric: "dev_r2", direction: "maximize" },
+  faults: [],
+  attempt: 1,
+  lap: 1,
+  resume: null,
+  sandbox: [],
+} as const satisfies Partial<AgentConfig>;
+
 export interface FakeRun extends AsyncDisposable {
   dir: string;
   scope: string;
   input: string;
   cfg(over?: Partial<AgentConfig>): AgentConfig;
+  /** The config of N4 (role train), fed by N1 like N3. */
+  n4(over?: Partial<AgentConfig>): AgentConfig;
 }
 
 export async function fakeRun(): Promise<FakeRun> {
@@ -22,6 +35,7 @@ export async function fakeRun(): Promise<FakeRun> {
   const scope = `${dir}/nodes/N3`;
   await Deno.mkdir(input, { recursive: true });
   await Deno.mkdir(scope, { recursive: true });
+  await Deno.mkdir(`${dir}/nodes/N4`, { recursive: true });
   await Deno.writeTextFile(`${input}/data.csv`, "x,y\n1,2\n2,4.1\n3,5.9\n");
   await Deno.writeTextFile(`${input}/split.json`, '{"train": [0, 1], "dev": [2]}\n');
   return {
@@ -29,22 +43,27 @@ export async function fakeRun(): Promise<FakeRun> {
     scope,
     input,
     cfg: (over = {}) => ({
+      ...FIXED,
       node: "N3",
       role: "baseline",
-      kind: "fast",
       scope,
       nodes: `${dir}/nodes`,
       inputs: { N1: { scope: input, role: "data" } },
-      sources: {},
-      protocol: { version: "p1-dev-r2", metric: "dev_r2", direction: "maximize" },
       args: { prompt: "Fit the OLS baseline on the data set and report dev_r2." },
-      faults: [],
-      attempt: 1,
-      lap: 1,
-      resume: null,
-      sandbox: [],
       usage: `${dir}/.arrow/usage/N3.jsonl`,
       transcript: `${dir}/logs/agent/N3.jsonl`,
+      ...over,
+    }),
+    n4: (over = {}) => ({
+      ...FIXED,
+      node: "N4",
+      role: "train",
+      scope: `${dir}/nodes/N4`,
+      nodes: `${dir}/nodes`,
+      inputs: { N1: { scope: input, role: "data" } },
+      args: { prompt: "Fit gradient-boosted trees on the data set and report dev_r2." },
+      usage: `${dir}/.arrow/usage/N4.jsonl`,
+      transcript: `${dir}/logs/agent/N4.jsonl`,
       ...over,
     }),
     [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
