@@ -5,7 +5,8 @@
  * within 0.01 of sklearn and at least as fast; within 0.01 of XGBoost and within 3× its time.
  *
  * `deno run -A scripts/bench_tabular.ts [--data dist/datasets] [--seeds 3] [--stages 100] [--depth 3]
- * [--lr 0.1] [--repeats 3] [--threads 1] [--json FILE] [name …]` — run scripts/datasets/prepare.ts first.
+ * [--lr 0.1] [--repeats 3] [--threads 1] [--synthetic 100000] [--json FILE] [name …]` — run
+ * scripts/datasets/prepare.ts first. `--synthetic N` adds a seeded N-row timing probe (0 = off), run with one seed.
  *
  * @module
  */
@@ -19,6 +20,7 @@ import {
   makeTarget,
   type Matrix,
   type MetricName,
+  mulberry32,
   predictGbdt,
   type Prediction,
   readCsvFile,
@@ -37,6 +39,7 @@ const { values: opt, positionals } = parseArgs({
     repeats: { type: "string", default: "3" },
     threads: { type: "string", default: "1" },
     json: { type: "string", default: "dist/bench_tabular.json" },
+    synthetic: { type: "string", default: "100000" },
   },
   allowPositionals: true,
 });
@@ -53,6 +56,8 @@ interface Index {
   name: string;
   file: string;
   target: string;
+  /** Seeds for this dataset when fewer than --seeds (the large timing probe runs once). */
+  seeds?: number;
 }
 let index: Index[];
 try {
@@ -62,6 +67,29 @@ try {
   Deno.exit(1);
 }
 if (positionals.length) index = index.filter((d) => positionals.includes(d.name));
+const synthRows = num(opt.synthetic);
+if (synthRows > 0 && (!positionals.length || positionals.includes("synthetic"))) {
+  index.push({ name: "synthetic", file: writeSynthetic(synthRows), target: "y", seeds: 1 });
+}
+
+/**
+ * A timing probe, not a public dataset: 20 uniform features, 10% of x0 missing, y = XOR of the signs of x0
+ * and x1 with 10% of labels flipped (seeded mulberry32), so fit time is measured at 100k rows too.
+ */
+function writeSynthetic(n: number): string {
+  const rng = mulberry32(2024);
+  const lines = [[...Array.from({ length: 20 }, (_, j) => `x${j}`), "y"].join(",")];
+  for (let i = 0; i < n; i++) {
+    const x = Array.from({ length: 20 }, () => rng() * 2 - 1);
+    const y = (x[0]! > 0) !== (x[1]! > 0) !== (rng() < 0.1) ? "1" : "0";
+    const cells = x.map((v) => v.toFixed(5));
+    if (rng() < 0.1) cells[0] = "";
+    lines.push([...cells, y].join(","));
+  }
+  const file = `${opt.data}/synthetic_${n}.csv`;
+  Deno.writeTextFileSync(file, lines.join("\n") + "\n");
+  return file;
+}
 
 const PY = Deno.env.get("ARROW_PYTHON") ?? (exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3");
 const refOk =
@@ -123,7 +151,7 @@ for (const d of index) {
     sklearn: [],
     xgboost: [],
   };
-  for (let seed = 0; seed < seeds; seed++) {
+  for (let seed = 0; seed < Math.min(seeds, d.seeds ?? seeds); seed++) {
     const splits = makeSplits(target, { seed, folds: 2, heldoutFraction: 0, testFraction: 0.3 });
     const enc = fitEncoding(table, splits.dev, target, {});
     const Xtr = applyEncodingToTrain(enc, table, splits.dev, target);

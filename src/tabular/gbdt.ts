@@ -111,7 +111,7 @@ export function fitGbdt(
   const idx = new Int32Array(m);
   const pool: Float64Array[] = [];
   const trees: TreeJson[] = [];
-  const opts = { ...q, rate: q.learningRate };
+  const opts = { ...q, rate: q.learningRate, unitHessian: task === "regression" };
   for (let stage = 0; stage < q.stages; stage++) {
     gradients(task, y, F, K, grad, hess);
     if (m < n) {
@@ -125,7 +125,13 @@ export function fitGbdt(
     for (let k = 0; k < K; k++) {
       if (m === n) idx.set(all);
       const tree = growTree(data, grad[k]!, hess[k]!, idx, opts, pool);
-      for (let i = 0; i < n; i++) F[i * K + k]! += predictBinned(tree, data, i);
+      if (m === n) {
+        // Every row was grown: its leaf is known from the partition, no traversal needed.
+        tree.leafStart.forEach((start, l) => {
+          const v = tree.leafValue[l]!, end = tree.leafEnd[l]!;
+          for (let t = start; t < end; t++) F[idx[t]! * K + k]! += v;
+        });
+      } else for (let i = 0; i < n; i++) F[i * K + k]! += predictBinned(tree, data, i);
       trees.push(toJson(tree, edges));
     }
   }

@@ -1,7 +1,10 @@
 /**
  * One regression tree on gradients and hessians, grown level by level over binned rows. A node's histogram
- * sums (g, h, count) per bin; only the smaller child's is built from rows, the larger one is the parent's
- * minus it (histogram subtraction). A split (feature, bin) sends bins ≤ bin left and tries the missing bin on
+ * sums (g, h) per bin — plus a row count only when `minSamplesLeaf` > 1 and hessians vary, because the third
+ * channel costs a third more memory traffic in the hottest loop (with unit hessians the h sum *is* the count;
+ * with varying ones and `minSamplesLeaf` = 1 a side is empty exactly when its h sum is 0, as every h > 0).
+ * Only the smaller child's histogram is built from rows, the larger one is the parent's minus it (histogram
+ * subtraction). A split (feature, bin) sends bins ≤ bin left and tries the missing bin on
  * each side, keeping the better (the learned default direction); the gain is the Newton score
  * G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ), ties going to the first feature, then the lowest bin, then
  * missing-right. A leaf's value is −G/(H+λ), times the learning rate.
@@ -17,6 +20,8 @@ export interface GrowOptions {
   minChildWeight: number;
   l2: number;
   rate: number;
+  /** Every hessian is 1 (squared error): counts are read off the h channel. */
+  unitHessian: boolean;
 }
 
 /** A grown tree over bins: `feature` −1 marks a leaf. */
@@ -27,22 +32,30 @@ export interface BinTree {
   left: number[];
   right: number[];
   value: number[];
+  /** Leaf i holds rows idx[leafStart[i] .. leafEnd[i]) of the grown sample, with value leafValue[i]. */
+  leafStart: number[];
+  leafEnd: number[];
+  leafValue: number[];
 }
 
 interface Open {
   id: number;
   start: number;
   end: number;
-  g: number;
-  h: number;
   hist: Float64Array;
 }
 
 interface Best {
-  gain: number;
   f: number;
   bin: number;
   missingLeft: boolean;
+}
+
+/** The histogram layout one tree uses: channels per slot, and how a bin's row count is known. */
+interface Layout {
+  /** 3 when a count channel is kept, else 2. */
+  c: number;
+  count: "channel" | "hessian" | "nonzero";
 }
 
 /** Grows a tree on the rows `idx` (reordered in place) with gradients `grad` and hessians `hess`. */
@@ -54,11 +67,32 @@ export function growTree(
   o: GrowOptions,
   pool: Float64Array[] = [],
 ): BinTree {
-  const t: BinTree = { feature: [], bin: [], missingLeft: [], left: [], right: [], value: [] };
-  const size = data.offset[data.p]! * 3;
-  const take = () => pool.pop()?.fill(0) ?? new Float64Array(size);
+  const t: BinTree = {
+    feature: [],
+    bin: [],
+    missingLeft: [],
+    left: [],
+    right: [],
+    value: [],
+    leafStart: [],
+    leafEnd: [],
+    leafValue: [],
+  };
+  const layout: Layout = o.unitHessian
+    ? { c: 2, count: "hessian" }
+    : o.minSamplesLeaf > 1
+    ? { c: 3, count: "channel" }
+    : { c: 2, count: "nonzero" };
+  const size = data.offset[data.p]! * layout.c;
+  const take = () => {
+    const h = pool.pop();
+    return h && h.length === size ? h.fill(0) : new Float64Array(size);
+  };
   const leaf = (node: Open) => {
-    t.value[node.id] = (-node.g / (node.h + o.l2)) * o.rate;
+    const { g, h } = totals(node.hist, data, 0, layout.c);
+    const v = (-g / (h + o.l2)) * o.rate;
+    t.value[node.id] = v;
+    t.leafStart.push(node.start), t.leafEnd.push(node.end), t.leafValue.push(v);
     pool.push(node.hist);
   };
   const add = () => {
@@ -66,19 +100,15 @@ export function growTree(
     t.value.push(0);
     return t.feature.length - 1;
   };
+  const fill = layout.c === 3 ? fill3 : fill2;
   const scratch = new Int32Array(idx.length);
   const rootHist = take();
   fill(rootHist, data, grad, hess, idx, 0, idx.length);
-  let g = 0, h = 0;
-  for (let i = 0; i < idx.length; i++) {
-    g += grad[idx[i]!]!;
-    h += hess[idx[i]!]!;
-  }
-  let level: Open[] = [{ id: add(), start: 0, end: idx.length, g, h, hist: rootHist }];
+  let level: Open[] = [{ id: add(), start: 0, end: idx.length, hist: rootHist }];
   for (let depth = 0; depth < o.maxDepth && level.length; depth++) {
     const next: Open[] = [];
     for (const node of level) {
-      const best = node.end - node.start >= 2 * o.minSamplesLeaf ? bestSplit(data, node, o) : null;
+      const best = node.end - node.start >= 2 * o.minSamplesLeaf ? bestSplit(data, node, o, layout) : null;
       if (!best) {
         leaf(node);
         continue;
@@ -93,10 +123,9 @@ export function growTree(
       else fill(small, data, grad, hess, idx, mid, node.end);
       const big = node.hist;
       for (let s = 0; s < size; s++) big[s]! -= small[s]!;
-      const sums = (hist: Float64Array) => totals(hist, data, best.f);
       const [lh, rh] = smallLeft ? [small, big] : [big, small];
-      next.push({ id: l, start: node.start, end: mid, ...sums(lh), hist: lh });
-      next.push({ id: r, start: mid, end: node.end, ...sums(rh), hist: rh });
+      next.push({ id: l, start: node.start, end: mid, hist: lh });
+      next.push({ id: r, start: mid, end: node.end, hist: rh });
     }
     level = next;
   }
@@ -104,8 +133,31 @@ export function growTree(
   return t;
 }
 
+/** Adds rows idx[start..end) into `hist` as (g, h) pairs per slot. */
+function fill2(
+  hist: Float64Array,
+  data: Binned,
+  grad: Float64Array,
+  hess: Float64Array,
+  idx: Int32Array,
+  start: number,
+  end: number,
+): void {
+  const { p, slots } = data;
+  for (let t = start; t < end; t++) {
+    const r = idx[t]!;
+    const g = grad[r]!, h = hess[r]!;
+    const base = r * p;
+    for (let f = 0; f < p; f++) {
+      const s = slots[base + f]! << 1;
+      hist[s]! += g;
+      hist[s + 1]! += h;
+    }
+  }
+}
+
 /** Adds rows idx[start..end) into `hist` as (g, h, count) triples per slot. */
-function fill(
+function fill3(
   hist: Float64Array,
   data: Binned,
   grad: Float64Array,
@@ -128,54 +180,63 @@ function fill(
   }
 }
 
-/** A node's gradient and hessian totals, read off one feature's bins (every row falls in exactly one). */
-function totals(hist: Float64Array, data: Binned, f: number): { g: number; h: number } {
+/** Gradient and hessian totals over feature f's bins (every row falls in exactly one of them). */
+function totals(hist: Float64Array, data: Binned, f: number, c: number): { g: number; h: number } {
   let g = 0, h = 0;
   for (let s = data.offset[f]!; s < data.offset[f + 1]!; s++) {
-    g += hist[s * 3]!;
-    h += hist[s * 3 + 1]!;
+    g += hist[s * c]!;
+    h += hist[s * c + 1]!;
   }
   return { g, h };
 }
 
-function bestSplit(data: Binned, node: Open, o: GrowOptions): Best | null {
+function bestSplit(data: Binned, node: Open, o: GrowOptions, layout: Layout): Best | null {
   const { hist } = node;
+  const { c } = layout;
   const lam = o.l2, minLeaf = o.minSamplesLeaf, minH = o.minChildWeight;
   const n = node.end - node.start;
-  const G = node.g, H = node.h;
-  const parent = (G * G) / (H + lam);
+  const exact = layout.count !== "nonzero";
   let best: Best | null = null;
   let bestGain = 1e-12;
   for (let f = 0; f < data.p; f++) {
     const off = data.offset[f]!, nb = data.nBins[f]!;
-    const ms = (off + nb) * 3;
-    const gm = hist[ms]!, hm = hist[ms + 1]!, cm = hist[ms + 2]!;
+    // Totals summed over this feature's own bins, so "everything went left" leaves exactly 0 on the right.
+    const { g: G, h: H } = totals(hist, data, f, c);
+    const parent = (G * G) / (H + lam);
+    const ms = (off + nb) * c;
+    const gm = hist[ms]!, hm = hist[ms + 1]!;
+    const cm = layout.count === "channel" ? hist[ms + 2]! : exact ? hm : hm > 0 ? 1 : 0;
     let gl = 0, hl = 0, cl = 0;
     const last = cm > 0 ? nb - 1 : nb - 2;
     for (let b = 0; b <= last; b++) {
-      const s = (off + b) * 3;
-      gl += hist[s]!, hl += hist[s + 1]!, cl += hist[s + 2]!;
+      const s = (off + b) * c;
+      gl += hist[s]!, hl += hist[s + 1]!;
+      if (layout.count === "channel") cl += hist[s + 2]!;
+      else cl = exact ? hl : hl > 0 ? 1 : 0;
       if (cl === 0) continue;
       // Missing goes right: left holds only the bins ≤ b.
-      let cr = n - cl;
-      if (cl >= minLeaf && cr >= minLeaf && hl >= minH && H - hl >= minH) {
+      let hr = H - hl;
+      let cr = exact ? n - cl : hr > 0 ? 1 : 0;
+      if (cl >= minLeaf && cr >= minLeaf && hl >= minH && hr >= minH) {
         const gr = G - gl;
-        const gain = (gl * gl) / (hl + lam) + (gr * gr) / (H - hl + lam) - parent;
+        const gain = (gl * gl) / (hl + lam) + (gr * gr) / (hr + lam) - parent;
         if (gain > bestGain) {
           bestGain = gain;
-          best = { gain, f, bin: b, missingLeft: cm === 0 && cl >= cr };
+          best = { f, bin: b, missingLeft: cm === 0 && (exact ? cl >= cr : hl >= hr) };
         }
       }
       if (cm === 0 || b === nb - 1) continue;
       // Missing goes left.
-      const gl2 = gl + gm, hl2 = hl + hm, cl2 = cl + cm;
-      cr = n - cl2;
-      if (cl2 >= minLeaf && cr >= minLeaf && hl2 >= minH && H - hl2 >= minH) {
+      const gl2 = gl + gm, hl2 = hl + hm;
+      const cl2 = exact ? cl + cm : 1;
+      hr = H - hl2;
+      cr = exact ? n - cl2 : hr > 0 ? 1 : 0;
+      if (cl2 >= minLeaf && cr >= minLeaf && hl2 >= minH && hr >= minH) {
         const gr = G - gl2;
-        const gain = (gl2 * gl2) / (hl2 + lam) + (gr * gr) / (H - hl2 + lam) - parent;
+        const gain = (gl2 * gl2) / (hl2 + lam) + (gr * gr) / (hr + lam) - parent;
         if (gain > bestGain) {
           bestGain = gain;
-          best = { gain, f, bin: b, missingLeft: true };
+          best = { f, bin: b, missingLeft: true };
         }
       }
     }
