@@ -164,7 +164,6 @@ export function proxyHandler(o: ProxyOptions): (req: Request) => Promise<Respons
     };
     if ((res.headers.get("content-type") ?? "").includes("text/event-stream") && res.body) {
       const tap = new SseTap(MAX_FIELD);
-      const reader = res.body.getReader();
       let settled = false;
       const settle = (error: string | null) => {
         if (settled) return;
@@ -177,27 +176,22 @@ export function proxyHandler(o: ProxyOptions): (req: Request) => Promise<Respons
           tap.finish,
         );
       };
-      const stream = new ReadableStream<Uint8Array>({
-        async pull(c) {
-          try {
-            const { value, done } = await reader.read();
-            if (done) {
-              settle(null);
-              c.close();
-              return;
-            }
-            tap.push(value);
-            c.enqueue(value);
-          } catch (e) {
-            settle(`upstream stream broke: ${(e as Error).message}`);
-            c.error(e);
-          }
-        },
-        cancel() {
-          settle("the client went away mid-stream");
-          return reader.cancel().catch(() => {});
-        },
-      });
+      const stream = res.body.pipeThrough(
+        new TransformStream<Uint8Array, Uint8Array>({
+          transform(chunk, c) {
+            c.enqueue(chunk);
+            tap.push(chunk);
+          },
+          flush() {
+            settle(null);
+          },
+          // Runs when the client goes away (readable cancelled) or the upstream breaks (writable aborted).
+          cancel(reason: unknown) {
+            settle(`stream cut before its end${reason ? `: ${String(reason).slice(0, 200)}` : ""}`);
+          },
+          // `cancel` is in the Streams standard and in Deno, not yet in TypeScript's Transformer type.
+        } as Transformer<Uint8Array, Uint8Array>),
+      );
       return new Response(stream, { status: res.status, headers: out });
     }
     let text: string;

@@ -250,3 +250,38 @@ Deno.test("arrow proxy serves a run until interrupted", async () => {
   match(out, /arrow proxy: stopped/);
   equal(jsonLines(`${run.dir}/.arrow/usage/N3.jsonl`).length, 1);
 });
+
+Deno.test("proxy records a streamed call the client abandons half-way", async () => {
+  await using t = await setup({
+    rules: [{ reply: "a slow reply the client gives up on", chunk: 4, chunk_delay_ms: 30 }],
+  });
+  const res = await fetch(`${t.proxy.url}/chat/completions`, {
+    method: "POST",
+    headers: { authorization: "Bearer arrow:N4" },
+    body: JSON.stringify({ ...chat(), stream: true }),
+  });
+  const reader = res.body!.getReader();
+  let text = "";
+  while (!text.includes('"content":"a sl"')) text += new TextDecoder().decode((await reader.read()).value);
+  await reader.cancel();
+  const path = `${t.run.dir}/logs/agent/N4.jsonl`;
+  while (!jsonLines(path).length) await new Promise((r) => setTimeout(r, 10));
+  const rec = jsonLines(path)[0]!;
+  match(String(rec.error), /^stream cut before its end/);
+  ok(String((rec.response as { content: string }).content).startsWith("a sl"));
+  while (t.upstream.streaming > 0) await new Promise((r) => setTimeout(r, 10));
+});
+
+Deno.test("proxy passes a truncated upstream stream through as it is and records it as ended early", async () => {
+  await using t = await setup({ rules: [{ reply: "cut in the middle of the reply", truncate: true }] });
+  let err: LlmError | null = null;
+  try {
+    await t.client("arrow:N4").chat({ ...chat(), stream: true });
+  } catch (e) {
+    err = e as LlmError;
+  }
+  equal(err?.kind, "truncated");
+  const rec = jsonLines(`${t.run.dir}/logs/agent/N4.jsonl`)[0]!;
+  equal(rec.error, "stream ended early");
+  deepEqual(jsonLines(`${t.run.dir}/.arrow/usage/N4.jsonl`).map((u) => u.tokens), [0]);
+});
