@@ -42,13 +42,19 @@ export async function main(_args: string[] = []): Promise<number> {
       maxRetries: settings.maxRetries,
       seed: `${cfg.node}:${cfg.attempt}`,
     });
-    const out = await runAgent(cfg, {
-      client,
-      model,
-      signal: stop.signal,
-      secrets: [settings.apiKey],
-      stream: Deno.env.get("ARROW_LLM_STREAM") === "1",
-    });
+    let out;
+    try {
+      out = await runAgent(cfg, {
+        client,
+        model,
+        signal: stop.signal,
+        secrets: [settings.apiKey],
+        stream: Deno.env.get("ARROW_LLM_STREAM") === "1",
+      });
+    } catch (e) {
+      console.error(`arrow agent ${cfg.node}: internal error: ${(e as Error)?.stack ?? e}`);
+      return 2;
+    }
     const replayed = out.replayed.calls ? `, ${out.replayed.calls} replayed from the transcript` : "";
     const what = `${out.steps} step(s), ${out.calls} call(s)${replayed}`;
     switch (out.reason) {

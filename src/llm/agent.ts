@@ -162,13 +162,31 @@ export async function runAgent(cfg: AgentConfig, deps: AgentDeps): Promise<Agent
         commandRecord(call, ids, step, argv, { ...result, stdout_bytes: 0, stderr_bytes: 0, ms: 0 }, now()),
       );
     } else {
-      const r = await exec(argv, {
-        cwd: cfg.scope,
-        env,
-        timeoutMs: (cfg.command_timeout_s ?? DEFAULT_COMMAND_TIMEOUT_S) * 1000,
-        maxBytes: MAX_OUTPUT,
-        signal: deps.signal,
-      });
+      let r: ExecResult;
+      try {
+        r = await exec(argv, {
+          cwd: cfg.scope,
+          env,
+          timeoutMs: (cfg.command_timeout_s ?? DEFAULT_COMMAND_TIMEOUT_S) * 1000,
+          maxBytes: MAX_OUTPUT,
+          signal: deps.signal,
+        });
+      } catch (e) {
+        // The sandbox itself cannot start (bwrap missing, scope gone): no command will run, so stop here.
+        const why = `Cannot start the command with "${argv[0]}": ${(e as Error).message}`;
+        const none = {
+          exit: null,
+          stdout: "",
+          stderr: why,
+          stdout_bytes: 0,
+          stderr_bytes: why.length,
+          ms: 0,
+        };
+        tr.append(
+          commandRecord(call, ids, step, argv, { ...none, timed_out: false, interrupted: false }, now()),
+        );
+        return end("error", why);
+      }
       result = { ...r, interrupted: r.stopped };
       tr.append(commandRecord(call, ids, step, argv, { ...r, interrupted: r.stopped }, now()));
       if (r.stopped) return end("stopped");

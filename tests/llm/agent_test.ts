@@ -158,3 +158,15 @@ Deno.test("runAgent() stops at once, killing the running command, when its signa
   ok(await gone(pid), "the command's shell is gone");
   equal(jsonLines(cfg.transcript).at(-1)!.reason, "stopped");
 });
+
+Deno.test("runAgent() ends with a clear error when its sandbox cannot start", async () => {
+  await using run = await fakeRun();
+  await using s = await startScriptedServer({ rules: [{ reply: ["```bash", "ls", "```"] }] });
+  const cfg = run.cfg({ sandbox: ["/nonexistent/bwrap", "--"] });
+  const out = await runAgent(cfg, { client: testClient(s.url), model: "m" });
+  equal(out.reason, "error");
+  match(out.error!, /^Cannot start the command with "\/nonexistent\/bwrap": /);
+  equal(s.calls, 1);
+  const cmd = jsonLines(cfg.transcript).find((r) => r.type === "command")!;
+  equal(cmd.exit, null);
+});
