@@ -8,6 +8,8 @@
 import type { Event } from "../model/events.ts";
 import type { RunState } from "../model/state.ts";
 import { Feeds } from "../server/feeds.ts";
+import type { ServeOptions } from "../server/listen.ts";
+import { printable } from "./escape.ts";
 import { startDashboard, untilInterrupted } from "./serve.ts";
 
 export interface LiveOptions {
@@ -16,6 +18,8 @@ export interface LiveOptions {
   port: number;
   host: string | undefined;
   quiet: boolean;
+  /** Access flags (see accessFlags in serve.ts); beyond loopback a token is generated when none is given. */
+  access?: Pick<ServeOptions, "token" | "allowHosts">;
 }
 
 export interface Live {
@@ -32,8 +36,14 @@ export function startLive(opts: LiveOptions): Promise<Live> {
   const feeds = new Feeds();
   // The black box appends the tick's line before onTick runs, so a poke always finds it on disk.
   const feed = feeds.pin(id, opts.runDir);
-  const served = startDashboard({ runsDir: opts.runsDir, host: opts.host, port: opts.port, feeds }, "run");
-  const url = `${served.url}?run=${encodeURIComponent(id)}`;
+  const served = startDashboard(
+    { runsDir: opts.runsDir, host: opts.host, port: opts.port, feeds, ...opts.access },
+    "run",
+  );
+  const link = new URL(served.url);
+  link.searchParams.set("run", id);
+  // The run id is a plain name made by arrow, but it came from a path: print it escaped all the same.
+  const url = printable(link.href);
   // With --json stdout carries one JSON object only, so the address goes to stderr.
   (opts.quiet ? console.error : console.log)(`dashboard: ${url}`);
   return Promise.resolve({

@@ -12,6 +12,8 @@ interface Watched {
   feed: ReplayFeed;
   users: number;
   stop: () => Promise<void>;
+  /** Settles once the first read is done and a watcher, if needed, is running. */
+  ready?: Promise<void>;
 }
 
 /** Fallback pace when the platform cannot watch files. */
@@ -23,6 +25,8 @@ export class Feeds {
   /** Watchers being stopped after their last reader left; close() waits for them too. */
   #stopping = new Set<Promise<void>>();
   #closed = false;
+  /** Feeds closed by close() whose streams abort() may still have to end. */
+  #aborting = new Set<ReplayFeed>();
 
   /** Registers a run this process drives; the caller pokes the feed after each tick. */
   pin(id: string, runDir: string): ReplayFeed {
@@ -32,21 +36,26 @@ export class Feeds {
   }
 
   /** A feed for run `id` that stays fresh until `release()`; concurrent readers share one. */
-  open(id: string, runDir: string): { feed: ReplayFeed; release: () => void } {
+  async open(id: string, runDir: string): Promise<{ feed: ReplayFeed; release: () => void }> {
     const pinned = this.#pinned.get(id);
-    if (pinned) return { feed: pinned, release: () => {} };
+    if (pinned) {
+      await pinned.settled();
+      return { feed: pinned, release: () => {} };
+    }
     let w = this.#watched.get(id);
     if (!w) {
       const feed = new ReplayFeed(runDir);
-      w = {
-        feed,
-        users: 0,
-        stop: this.#closed || feed.final ? () => Promise.resolve() : watch(runDir, feed),
-      };
+      w = { feed, users: 0, stop: () => Promise.resolve() };
       this.#watched.set(id, w);
+      // The first read tells a finished run (nothing to watch) from a live one.
+      const entry = w;
+      entry.ready = feed.settled().then(() => {
+        if (!this.#closed && !feed.final && !feed.closed) entry.stop = watch(runDir, feed);
+      });
     }
     w.users++;
     const entry = w;
+    await entry.ready;
     let released = false;
     return {
       feed: entry.feed,
@@ -63,13 +72,22 @@ export class Feeds {
     };
   }
 
-  /** Ends every stream and stops every watcher. */
+  /** Ends every stream at once, delivered or not: for clients still holding streams after close(). */
+  abort(): void {
+    for (const f of this.#pinned.values()) f.abort();
+    for (const w of this.#aborting) w.abort();
+    this.#aborting.clear();
+  }
+
+  /** Ends every stream (what is queued is still delivered) and stops every watcher. */
   async close(): Promise<void> {
     this.#closed = true;
     for (const f of this.#pinned.values()) f.close();
-    const stops = [...this.#watched.values()].map((w) => {
+    const stops = [...this.#watched.values()].map(async (w) => {
+      this.#aborting.add(w.feed);
       w.feed.close();
-      return w.stop();
+      await w.ready;
+      await w.stop();
     });
     this.#watched.clear();
     await Promise.all([...stops, ...this.#stopping]);

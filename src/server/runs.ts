@@ -1,14 +1,23 @@
 /**
  * Run directories as the dashboard sees them: which names are runs, whether a run is still live, and the
- * files the API serves. Only names made of `[A-Za-z0-9_.-]` that exist as real directories directly under
- * the runs directory are runs, so no request can reach a path outside it.
+ * summary the run list shows. Only names made of `[A-Za-z0-9_.-]` that are real directories (not links)
+ * directly under the runs directory are runs, so no request can reach a path outside it; files inside are
+ * read through safe_read.ts (no link followed, plain files only, sizes capped).
  *
  * @module
  */
 import type { Verdict } from "../model/state.ts";
+import { Gate, isPlainFile, readPlain } from "./safe_read.ts";
 
 /** What a run id may look like; a leading dot is refused too (`.`, `..`, hidden directories). */
 export const RUN_ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/;
+
+/** Largest state.json parsed for a summary or metrics; a bigger one is streamed as is, never parsed. */
+export const STATE_CAP = 16 * 1024 * 1024;
+const SMALL_CAP = 64 * 1024;
+
+/** Parses of big files at once, across all requests: bounds the server's memory under many clients. */
+export const heavy = new Gate(2);
 
 /** live: no verdict and its arrow process holds the lock; stopped: no verdict and nobody drives it. */
 export type RunPhase = "live" | "finished" | "stopped";
@@ -36,90 +45,76 @@ function isRealDir(path: string): boolean {
   }
 }
 
-function isFile(path: string): boolean {
-  try {
-    return Deno.statSync(path).isFile;
-  } catch {
-    return false;
-  }
-}
-
 /** The directory of run `id`, or null when `id` is not a run under `runsDir`. */
 export function runDirOf(runsDir: string, id: string): string | null {
   if (!RUN_ID.test(id) || id.length > 200) return null;
   const dir = `${runsDir}/${id}`;
   if (!isRealDir(dir)) return null;
   // run.json alone: `arrow run` has created the run but not yet written its first tick.
-  return ["replay.jsonl", "state.json", "run.json"].some((f) => isFile(`${dir}/${f}`)) ? dir : null;
+  return ["replay.jsonl", "state.json", "run.json"].some((f) => isPlainFile(dir, f)) ? dir : null;
 }
 
-function readJson(path: string): Record<string, unknown> | null {
+/** A JSON object from a plain file of at most `cap` bytes, or null. */
+export async function readObject(
+  dir: string,
+  rel: string,
+  cap: number,
+): Promise<Record<string, unknown> | null> {
+  const r = await readPlain(dir, rel, cap);
+  if (!r.ok) return null;
   try {
-    const v = JSON.parse(Deno.readTextFileSync(path));
-    return v && typeof v === "object" ? v as Record<string, unknown> : null;
+    const v = JSON.parse(r.text);
+    return v && typeof v === "object" && !Array.isArray(v) ? v as Record<string, unknown> : null;
   } catch {
     return null;
   }
 }
 
 /** A run without a verdict is live while its lock names a running process. */
-export function phaseOf(dir: string, verdict: unknown, alive?: AliveCheck): RunPhase {
+export async function phaseOf(dir: string, verdict: unknown, alive?: AliveCheck): Promise<RunPhase> {
   if (verdict) return "finished";
-  const lock = readJson(`${dir}/.arrow/lock`);
-  if (!lock) return "stopped";
-  if (!alive || typeof lock.pid !== "number") return "live";
+  const lock = await readObject(dir, ".arrow/lock", 4096);
+  if (!lock || typeof lock.pid !== "number") return "stopped";
+  if (!alive) return "live";
   return alive(lock.pid, typeof lock.start === "string" ? lock.start : null) ? "live" : "stopped";
 }
 
-export function summarize(runsDir: string, id: string, alive?: AliveCheck): RunSummary | null {
+/** The list's view of a run; fields a file does not give (or gives wrongly typed) fall back to "?" or 0. */
+export async function summarize(runsDir: string, id: string, alive?: AliveCheck): Promise<RunSummary | null> {
   const dir = runDirOf(runsDir, id);
   if (!dir) return null;
-  const state = readJson(`${dir}/state.json`) ?? {};
-  const meta = readJson(`${dir}/run.json`) ?? {};
+  const state = (await heavy.run(() => readObject(dir, "state.json", STATE_CAP))) ?? {};
+  const meta = (await readObject(dir, "run.json", SMALL_CAP)) ?? {};
   const plan = (state.plan ?? {}) as { question?: unknown };
-  const verdict = (state.verdict ?? null) as Verdict | null;
+  const verdict = typeof state.verdict === "string" ? state.verdict as Verdict : null;
+  const text = (v: unknown) => (typeof v === "string" ? v.slice(0, 200) : undefined);
   return {
     id,
-    scenario: String(state.scenario ?? meta.scenario ?? "?"),
-    mode: String(state.mode ?? meta.mode ?? "?"),
-    phase: phaseOf(dir, verdict, alive),
+    scenario: text(state.scenario) ?? text(meta.scenario) ?? "?",
+    mode: text(state.mode) ?? text(meta.mode) ?? "?",
+    phase: await phaseOf(dir, verdict, alive),
     verdict,
-    tick: typeof state.tick === "number" ? state.tick : 0,
-    incidents: typeof state.incidents === "number" ? state.incidents : 0,
-    question: typeof plan.question === "string" ? plan.question : "",
-    started_at: typeof meta.started_at === "string" ? meta.started_at : null,
+    tick: Number.isSafeInteger(state.tick) ? state.tick as number : 0,
+    incidents: Number.isSafeInteger(state.incidents) ? state.incidents as number : 0,
+    question: typeof plan.question === "string" ? plan.question.slice(0, 2000) : "",
+    started_at: text(meta.started_at) ?? null,
   };
 }
 
 /** Every run under `runsDir`, live ones first, then newest first (run ids start with a timestamp). */
-export function listRuns(runsDir: string, alive?: AliveCheck): RunSummary[] {
+export async function listRuns(runsDir: string, alive?: AliveCheck): Promise<RunSummary[]> {
   let names: string[];
   try {
+    // A link is not a directory entry here, so a run directory that is a symlink is never listed.
     names = [...Deno.readDirSync(runsDir)].filter((d) => d.isDirectory).map((d) => d.name);
   } catch {
     return [];
   }
-  const runs = names.map((n) => summarize(runsDir, n, alive)).filter((r): r is RunSummary => r !== null);
+  const runs: RunSummary[] = [];
+  for (const n of names) {
+    const s = await summarize(runsDir, n, alive);
+    if (s) runs.push(s);
+  }
   const rank = (r: RunSummary) => (r.phase === "live" ? 0 : 1);
   return runs.sort((a, b) => rank(a) - rank(b) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-}
-
-/** The complete lines of a JSONL file; a torn last line (an append in progress) is left out. */
-export async function readJsonl(path: string): Promise<string[] | null> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch {
-    return null;
-  }
-  const end = text.lastIndexOf("\n");
-  return end < 0 ? [] : text.slice(0, end).split("\n").filter((l) => l.trim() !== "");
-}
-
-export async function readText(path: string): Promise<string | null> {
-  try {
-    return await Deno.readTextFile(path);
-  } catch {
-    return null;
-  }
 }

@@ -15,7 +15,13 @@ Deno.test("runDirOf() accepts only plain names of run directories under the runs
     for (const bad of ["..", ".", "../outside", "..%2Foutside", "link", "empty", "nope", "r1/", "", "a b"]) {
       equal(runDirOf(runs, bad), null, bad);
     }
-    deepEqual(listRuns(runs).map((r) => r.id), ["r1"]);
+    deepEqual((await listRuns(runs)).map((r) => r.id), ["r1"]);
+    // A run whose state.json is a link (to any file) is still listed, but nothing is read through the link.
+    Deno.writeTextFileSync(`${root}/outside/state.json`, JSON.stringify({ scenario: "leaked", tick: 99 }));
+    Deno.symlinkSync(`${root}/outside/state.json`, `${runs}/r1/state.json`);
+    const r1 = (await listRuns(runs))[0]!;
+    equal(r1.scenario, "?");
+    equal(r1.tick, 0);
   } finally {
     await Deno.remove(root, { recursive: true });
   }
@@ -24,13 +30,19 @@ Deno.test("runDirOf() accepts only plain names of run directories under the runs
 Deno.test("phaseOf() tells live from stopped by the lock and its owner", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    equal(phaseOf(dir, "RESEARCH ANSWERED"), "finished");
-    equal(phaseOf(dir, null), "stopped");
+    equal(await phaseOf(dir, "RESEARCH ANSWERED"), "finished");
+    equal(await phaseOf(dir, null), "stopped");
     Deno.mkdirSync(`${dir}/.arrow`);
+    Deno.writeTextFileSync(`${dir}/.arrow/lock`, "");
+    equal(await phaseOf(dir, null), "stopped", "a released lock holds no record");
     Deno.writeTextFileSync(`${dir}/.arrow/lock`, JSON.stringify({ pid: 123, start: "9" }));
-    equal(phaseOf(dir, null), "live");
-    equal(phaseOf(dir, null, () => false), "stopped");
-    equal(phaseOf(dir, null, (pid, start) => pid === 123 && start === "9"), "live");
+    equal(await phaseOf(dir, null), "live");
+    equal(await phaseOf(dir, null, () => false), "stopped");
+    equal(await phaseOf(dir, null, (pid, start) => pid === 123 && start === "9"), "live");
+    // A lock file replaced by a link to an endless device is not read.
+    Deno.removeSync(`${dir}/.arrow/lock`);
+    Deno.symlinkSync("/dev/zero", `${dir}/.arrow/lock`);
+    equal(await phaseOf(dir, null), "stopped");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

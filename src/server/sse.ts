@@ -1,17 +1,23 @@
 /**
- * Server-sent events for one run: every replay line after a given tick as an `tick` event whose id is the
+ * Server-sent events for one run: every replay line after a given tick as a `tick` event whose id is the
  * tick (so a reconnecting browser resumes with Last-Event-ID), then `done` when the run has its verdict.
- * One replay line carries that tick's status deltas, incidents and metric points together, which is what
- * the browser's reducer folds.
+ * A line too large for the live feed comes as a `big` event naming its tick and size: the client fetches
+ * it from /replay. Each client's stream is pulled: the next line is read only when the client has taken
+ * the last one, so a slow client holds one frame of server memory, not a queue; one that takes nothing for
+ * `stallMs` while lines wait is dropped, which frees its connection's buffers.
  *
  * @module
  */
-import type { FeedLine, ReplayFeed } from "./replay_feed.ts";
+import type { FeedEntry, ReplayFeed } from "./replay_feed.ts";
 
 const enc = new TextEncoder();
 
-export function frame(l: FeedLine): string {
-  return `id: ${l.tick}\nevent: tick\ndata: ${l.text}\n\n`;
+export function frame(tick: number, text: string): string {
+  return `id: ${tick}\nevent: tick\ndata: ${text}\n\n`;
+}
+
+export function bigFrame(e: FeedEntry): string {
+  return `id: ${e.tick}\nevent: big\ndata: {"bytes":${e.bytes},"tick":${e.tick}}\n\n`;
 }
 
 /** The tick to resume after: Last-Event-ID (set by a reconnecting browser) wins over `?after=`. */
@@ -22,39 +28,87 @@ export function resumeAfter(lastEventId: string | undefined, after: string | und
   return -1;
 }
 
+export interface SseOptions {
+  /** Drop a client that has taken nothing for this long while lines wait for it. */
+  stallMs: number;
+  /** Called when a client is dropped for being slow. */
+  onDrop?: () => void;
+}
+
+export const DEFAULT_STALL_MS = 30_000;
+
 /** Streams `feed` from after tick `after`; `release` runs once, when the stream ends for any reason. */
-export function sseResponse(feed: ReplayFeed, after: number, release: () => void): Response {
-  let unfollow: () => void = () => {};
+export function sseResponse(
+  feed: ReplayFeed,
+  after: number,
+  release: () => void,
+  opts: SseOptions = { stallMs: DEFAULT_STALL_MS },
+): Response {
+  let cursor = feed.indexAfter(after);
   let open = true;
-  const finish = () => {
-    if (!open) return false;
-    open = false;
-    unfollow();
-    release();
-    return true;
+  let lastPull = performance.now();
+  let waiting: (() => void) | null = null;
+  let controller: ReadableStreamDefaultController<Uint8Array> | null = null;
+  const wakeReader = () => {
+    const w = waiting;
+    waiting = null;
+    w?.();
   };
+  const finish = () => {
+    if (!open) return;
+    open = false;
+    unsubscribe();
+    wakeReader();
+    release();
+  };
+  const drop = (why: string) => {
+    finish();
+    // An error (not a close) ends the response at once, even with frames still queued for the socket.
+    controller?.error(new Error(why));
+  };
+  const unsubscribe = feed.subscribe(() => {
+    // New lines (or the end): a reader waiting gets them; one that has stopped reading may be dropped.
+    if (waiting) return wakeReader();
+    if (!open) return;
+    if (feed.aborted) return drop("the server is closing");
+    // Closed: the reader still gets the lines there are, then the end; one that never reads them is
+    // aborted by the server's shutdown.
+    if (feed.closed) return;
+    if (performance.now() - lastPull > opts.stallMs) {
+      opts.onDrop?.();
+      drop("the client is too slow");
+    }
+  });
   const body = new ReadableStream<Uint8Array>({
-    start(controller) {
+    start(c) {
+      controller = c;
       // A browser retries a dropped stream after this many milliseconds.
-      controller.enqueue(enc.encode("retry: 1000\n\n"));
-      unfollow = feed.follow(after, {
-        line: (l) => {
-          if (open) controller.enqueue(enc.encode(frame(l)));
-        },
-        end: () => {
+      c.enqueue(enc.encode("retry: 1000\n\n"));
+    },
+    async pull(c) {
+      lastPull = performance.now();
+      while (open) {
+        const e = feed.entries[cursor];
+        if (e) {
+          cursor++;
+          const text = await feed.text(e);
           if (!open) return;
-          if (feed.final) controller.enqueue(enc.encode("event: done\ndata: {}\n\n"));
+          c.enqueue(enc.encode(text === null ? bigFrame(e) : frame(e.tick, text)));
+          return;
+        }
+        if (feed.final || feed.closed) {
+          if (feed.final) c.enqueue(enc.encode("event: done\ndata: {}\n\n"));
           finish();
-          controller.close();
-        },
-      });
-      // follow() may already have ended the stream (a finished run).
-      if (!open) unfollow();
+          c.close();
+          return;
+        }
+        await new Promise<void>((resolve) => waiting = resolve);
+      }
     },
     cancel() {
       finish();
     },
-  });
+  }, { highWaterMark: 0 });
   return new Response(body, {
     headers: {
       "content-type": "text/event-stream; charset=utf-8",
