@@ -9,6 +9,8 @@ import { formatDiagnostic, loadPlan } from "../graph/load.ts";
 import type { Plan } from "../graph/types.ts";
 import type { Chat } from "./client.ts";
 import { plannerSystemPrompt, repairMessage } from "./plan_prompt.ts";
+import { Redactor } from "./redact.ts";
+import { Transcript } from "./transcript.ts";
 import type { ChatMessage, ChatResult } from "./types.ts";
 
 /** Largest plan reply accepted. */
@@ -101,4 +103,33 @@ export async function planFromQuestion(question: string, o: PlannerOptions): Pro
     last,
     calls,
   );
+}
+
+/**
+ * Writes the planner's calls as transcript lines (node "planner", calls planner:1, planner:2), e.g. to
+ * `<run>/logs/agent/planner.jsonl` when a research run starts from a question.
+ */
+export function recordPlannerCalls(path: string, calls: PlannerCall[], secrets: string[] = []): void {
+  const tr = new Transcript(path, new Redactor(secrets));
+  let sent = 0;
+  calls.forEach((c, i) => {
+    tr.append({
+      type: "call",
+      call: `planner:${i + 1}`,
+      node: "planner",
+      attempt: null,
+      step: i + 1,
+      via: "planner",
+      model: c.result.model,
+      request: { n_messages: c.messages.length, from: sent, messages: c.messages.slice(sent) },
+      response: { content: c.result.content, finish_reason: c.result.finish_reason },
+      status: 200,
+      error: null,
+      usage: c.result.usage,
+      latency_ms: c.result.latency_ms,
+      attempts: c.result.attempts,
+      t: new Date().toISOString(),
+    });
+    sent = c.messages.length;
+  });
 }

@@ -25,7 +25,7 @@ export interface CallRecord {
   /** Attempt and step of an agent worker's call; null for calls seen by the proxy. */
   attempt: number | null;
   step: number | null;
-  via: "worker" | "proxy";
+  via: "worker" | "proxy" | "planner";
   model: string;
   /** Messages new since the previous call of this conversation: request = earlier ones + these. */
   request: { n_messages: number; from: number; messages: RecordedMessage[] };

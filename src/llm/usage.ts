@@ -17,7 +17,7 @@ export interface UsageLine {
   cost: number | null;
   model: string;
   latency_ms: number;
-  via: "worker" | "proxy";
+  via: "worker" | "proxy" | "planner";
 }
 
 export function usageLine(

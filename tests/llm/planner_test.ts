@@ -6,7 +6,7 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { loadPlan } from "../../src/graph/load.ts";
 import { EXAMPLE_PLAN, plannerSystemPrompt } from "../../src/llm/plan_prompt.ts";
-import { extractYaml, PlanError, planFromQuestion } from "../../src/llm/planner.ts";
+import { extractYaml, PlanError, planFromQuestion, recordPlannerCalls } from "../../src/llm/planner.ts";
 import { arrow } from "../helpers/cli.ts";
 import { KEY, testClient } from "./helpers.ts";
 import { loadScript, startScriptedServer } from "./scripted_server.ts";
@@ -42,6 +42,25 @@ Deno.test("planFromQuestion() returns a valid plan from one call", async () => {
   const sent = s.requests[0]!.body!.messages as { role: string; content: string }[];
   equal(sent[1]!.content, `Research question: ${Q}`);
   equal(out.calls[0]!.result.usage!.total_tokens, 2780);
+});
+
+Deno.test("recordPlannerCalls() writes the planner's calls as transcript lines, secrets redacted", async () => {
+  await using s = await startScriptedServer(loadScript("planner_repair"));
+  const out = await planFromQuestion(Q, { client: testClient(s.url), model: "m", file: "plan.yaml" });
+  const dir = await Deno.makeTempDir();
+  try {
+    recordPlannerCalls(`${dir}/logs/agent/planner.jsonl`, out.calls, ["Does a fine-tuned"]);
+    const lines = Deno.readTextFileSync(`${dir}/logs/agent/planner.jsonl`).trim().split("\n").map((l) =>
+      JSON.parse(l)
+    );
+    deepEqual(lines.map((l) => [l.call, l.request.from, l.request.n_messages, l.usage.total_tokens]), [
+      ["planner:1", 0, 2, 2550],
+      ["planner:2", 2, 4, 2840],
+    ]);
+    match(lines[0].request.messages[1].content, /^Research question: \[REDACTED\] small model/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("planFromQuestion() repairs a plan in one round, sending the loader's file:line:col messages", async () => {
