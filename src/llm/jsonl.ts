@@ -48,14 +48,25 @@ export function readJsonl(
 ): { records: Record<string, unknown>[]; skipped: number; end: number } {
   let bytes: Uint8Array;
   try {
-    bytes = Deno.readFileSync(path);
+    // Only the bytes after `from`: a ledger polled every call stays cheap however long the file grows.
+    using f = Deno.openSync(path, { read: true });
+    const size = f.statSync().size;
+    bytes = new Uint8Array(Math.max(0, size - from));
+    f.seekSync(Math.min(from, size), Deno.SeekMode.Start);
+    let off = 0;
+    while (off < bytes.length) {
+      const n = f.readSync(bytes.subarray(off));
+      if (n === null) break;
+      off += n;
+    }
+    bytes = bytes.subarray(0, off);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return { records: [], skipped: 0, end: 0 };
     throw e;
   }
   // Only whole lines: a line still being written is read next time.
   const stop = bytes.lastIndexOf(10) + 1;
-  const text = new TextDecoder().decode(bytes.subarray(Math.min(from, stop), stop));
+  const text = new TextDecoder().decode(bytes.subarray(0, stop));
   const records: Record<string, unknown>[] = [];
   let skipped = 0;
   for (const line of text.split("\n")) {
@@ -68,5 +79,5 @@ export function readJsonl(
       skipped++;
     }
   }
-  return { records, skipped, end: Math.max(stop, from) };
+  return { records, skipped, end: from + stop };
 }
