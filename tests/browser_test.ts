@@ -282,9 +282,11 @@ Deno.test({
               ladder: "blame_routing",
               evidence: {
                 writer: "N4",
+                scope: "nodes/N4",
                 paths: [`nodes/N3/${XSS}`],
-                note: `${XSS}<script>window.__xss=1</script>`,
+                unattributed: `${XSS}<script>window.__xss=1</script>`,
                 attempts: [],
+                blocked: [],
               },
               laps: 0,
               tokens: 0,

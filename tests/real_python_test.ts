@@ -13,7 +13,9 @@ const json = (path: string) => JSON.parse(Deno.readTextFileSync(path));
 const steps = (r: RealRun) =>
   Deno.readTextFileSync(`${r.dir}/nodes/N4/metrics.jsonl`).trim().split("\n").map((l) => JSON.parse(l).step);
 const pick = (r: RealRun, i: number, keys: string[]) =>
-  Object.fromEntries(keys.map((k) => [k, (r.incidents[i]!.evidence as Record<string, unknown>)[k]]));
+  Object.fromEntries(
+    keys.map((k) => [k, (r.incidents[i]!.evidence as unknown as Record<string, unknown>)[k]]),
+  );
 
 /** Processes still alive whose command line mentions `dir`. */
 function survivors(dir: string): string[] {

@@ -7,7 +7,7 @@ import { deepEqual, equal, ok } from "node:assert/strict";
 import { resolveBuiltin } from "../src/cli/catalog.ts";
 import { parseReplay } from "../src/record/replay.ts";
 import { ROOT } from "./helpers/cli.ts";
-import { runScenario, type ScenarioRun, statuses } from "./helpers/run.ts";
+import { ev, runScenario, type ScenarioRun, statuses } from "./helpers/run.ts";
 
 const V = "verified";
 const base = { N0: V, N1: V, N2: V, N3: V };
@@ -149,38 +149,38 @@ function eventsAt(r: ScenarioRun, tick: number) {
 Deno.test("plateau: tripped at a checkpoint boundary, best checkpoint kept, gpu freed, N7 grown and verified", () => {
   const r = run("plateau");
   const trip = r.incidents[0]!;
-  const ev = trip.evidence as Record<string, unknown>;
+  const e = ev(trip);
   const ckpts = eventsAt(r, trip.tick).filter((e) => e.e === "ckpt");
-  ok(ckpts.some((e) => e.e === "ckpt" && e.file === ev.ckpt), "the trip tick saw the checkpoint it names");
-  ok(Deno.statSync(`${r.dir}/nodes/N4/${ev.kept}`).isFile, "best checkpoint kept on disk");
+  ok(ckpts.some((c) => c.e === "ckpt" && c.file === e.ckpt), "the trip tick saw the checkpoint it names");
+  ok(Deno.statSync(`${r.dir}/nodes/N4/${e.kept}`).isFile, "best checkpoint kept on disk");
   ok(
-    eventsAt(r, trip.tick).some((e) =>
-      e.e === "slot" && e.node === "N4" && e.slot === "gpu" && e.op === "free"
+    eventsAt(r, trip.tick).some((x) =>
+      x.e === "slot" && x.node === "N4" && x.slot === "gpu" && x.op === "free"
     ),
   );
-  equal(r.incidents[1]!.evidence.cause_node, "N4");
+  equal(ev(r.incidents[1]!).cause_node, "N4");
   ok(
     parseReplay(r.replayText).lines.some((l) =>
       l.events.some((e) => e.e === "slot" && e.node === "N7" && e.op === "hold")
     ),
   );
-  equal(r.state.nodes.N4!.best, ev.best_dev);
+  equal(r.state.nodes.N4!.best, e.best_dev);
 });
 
 Deno.test("trap_b: the deviating data_hash is named, N3 stays verified, the baseline stands", () => {
   const r = run("trap_b");
-  const ev = r.incidents[0]!.evidence;
-  equal(ev.field, "data_hash");
-  equal(ev.baseline_stands, "N3");
+  const e = ev(r.incidents[0]!);
+  equal(e.field, "data_hash");
+  equal(e.baseline_stands, "N3");
   equal(r.state.nodes.N3!.status, "verified");
-  deepEqual(ev.blocked, ["N4", "N4e", "N5", "N6"]);
+  deepEqual(e.blocked, ["N4", "N4e", "N5", "N6"]);
 });
 
 Deno.test("trap_scope: the write was stopped by the sandbox, the path is named, N3 untouched", () => {
   const r = run("trap_scope");
-  const ev = r.incidents[0]!.evidence as { paths: string[]; attempts: { stopped_by: string | null }[] };
-  deepEqual(ev.paths, ["nodes/N3/leaked_by_N4.txt"]);
-  equal(ev.attempts[0]!.stopped_by, "deno-audit");
+  const e0 = ev(r.incidents[0]!) as unknown as { paths: string[]; attempts: { stopped_by: string | null }[] };
+  deepEqual(e0.paths, ["nodes/N3/leaked_by_N4.txt"]);
+  equal(e0.attempts[0]!.stopped_by, "deno-audit");
   let leaked = true;
   try {
     Deno.statSync(`${r.dir}/nodes/N3/leaked_by_N4.txt`);
@@ -192,17 +192,17 @@ Deno.test("trap_scope: the write was stopped by the sandbox, the path is named, 
 
 Deno.test("trap_stale: the reopened node's closure turned stale and re-ran back to green", () => {
   const r = run("trap_stale");
-  const ev = r.incidents[0]!.evidence as { demoted: string[] };
-  deepEqual(ev.demoted, ["N1", "N2", "N3", "N4", "N4e", "N5", "N6"]);
-  for (const id of ev.demoted) equal(r.state.nodes[id]!.attempt, 2, `${id} ran twice`);
+  const e0 = ev(r.incidents[0]!) as unknown as { demoted: string[] };
+  deepEqual(e0.demoted, ["N1", "N2", "N3", "N4", "N4e", "N5", "N6"]);
+  for (const id of e0.demoted) equal(r.state.nodes[id]!.attempt, 2, `${id} ran twice`);
   equal(r.state.nodes.N0!.attempt, 1);
 });
 
 Deno.test("trap_taint: readings re-evaluated, training spared (N4's checkpoints and steps unchanged)", () => {
   const r = run("trap_taint");
-  const ev = r.incidents[0]!.evidence as { invalidated: string[]; spared: string[] };
-  deepEqual(ev.spared, ["N4"]);
-  ok(ev.invalidated.includes("N3") && ev.invalidated.includes("N4e"));
+  const e0 = ev(r.incidents[0]!) as unknown as { invalidated: string[]; spared: string[] };
+  deepEqual(e0.spared, ["N4"]);
+  ok(e0.invalidated.includes("N3") && e0.invalidated.includes("N4e"));
   equal(r.state.nodes.N4!.attempt, 1, "N4 was not retrained");
   equal(r.state.nodes.N3!.attempt, 2);
   equal(r.state.nodes.N4e!.attempt, 2);
@@ -215,31 +215,31 @@ Deno.test("trap_taint: readings re-evaluated, training spared (N4's checkpoints 
 
 Deno.test("hung: restarted once from the best checkpoint, then killed", () => {
   const r = run("hung");
-  equal(r.incidents[0]!.evidence.resume_from, "ckpt/step_000012.json");
-  equal(r.incidents[1]!.evidence.recurrence, true);
+  equal(ev(r.incidents[0]!).resume_from, "ckpt/step_000012.json");
+  equal(ev(r.incidents[1]!).recurrence, true);
   equal(r.state.nodes.N4!.restarts, 1);
 });
 
 Deno.test("false_completion: each retry improved by ACCEPT_EPS, exhausted on the last lap", () => {
   const r = run("false_completion");
-  deepEqual(r.incidents.map((i) => i.evidence.lap), [1, 2, 3]);
-  equal(r.incidents[2]!.evidence.reason, "lap budget exhausted");
-  equal(r.incidents[0]!.evidence.via, "N5→N4");
-  ok(String(r.incidents[0]!.evidence.stdout).includes("does not reproduce"));
+  deepEqual(r.incidents.map((i) => ev(i).lap), [1, 2, 3]);
+  equal(ev(r.incidents[2]!).reason, "lap budget exhausted");
+  equal(ev(r.incidents[0]!).via, "N5→N4");
+  ok(String(ev(r.incidents[0]!).stdout).includes("does not reproduce"));
 });
 
 Deno.test("superseded: killed at a checkpoint boundary once N4 answered, gpu freed", () => {
   const r = run("superseded");
   const i = r.incidents[0]!;
-  equal(i.evidence.answered_by, "N4");
-  ok(String(i.evidence.ckpt).startsWith("ckpt/step_"));
+  equal(ev(i).answered_by, "N4");
+  ok(String(ev(i).ckpt).startsWith("ckpt/step_"));
   ok(eventsAt(r, i.tick).some((e) => e.e === "slot" && e.node === "N4b" && e.op === "free"));
 });
 
 Deno.test("oscillation and stuck: the bounce re-ran the node on its second lap", () => {
   equal(run("oscillation").state.nodes.N5!.attempt, 2);
-  deepEqual(run("oscillation").incidents[0]!.evidence.trail?.constructor, Array);
-  equal(run("stuck").incidents[0]!.evidence.frozen_ticks, 3);
+  ok(Array.isArray(ev(run("oscillation").incidents[0]!).trail));
+  equal(ev(run("stuck").incidents[0]!).frozen_ticks, 3);
   equal(run("stuck").state.nodes.N5!.attempt, 2);
 });
 

@@ -14,6 +14,8 @@ export interface InputRef {
 export interface Fault {
   kind: string;
   node: string;
+  /** Index of the fault in the run's fault list, echoed back when it fires. */
+  index: number;
   [key: string]: unknown;
 }
 
@@ -25,10 +27,18 @@ export interface WorkerConfig {
   scope: string;
   /** Absolute path of the run's nodes/ directory. */
   nodes: string;
-  /** Artifact parents and stream sources. */
+  /** Artifact parents, every artifact ancestor (what the worker may read), and stream sources. */
   inputs: Record<string, InputRef>;
+  ancestors: Record<string, InputRef>;
   sources: Record<string, InputRef>;
-  protocol: { version: string; metric: string; direction: "maximize" | "minimize"; target?: number };
+  protocol: {
+    version: string;
+    metric: string;
+    direction: "maximize" | "minimize";
+    target?: number;
+    seed?: number;
+    evaluate?: string[];
+  };
   mock: {
     ticks?: number;
     tokens?: number;
@@ -46,6 +56,10 @@ export interface WorkerConfig {
   catchup: number;
   /** Stream events delivered in this attempt before a crash (reactive fast-forward). */
   delivered: StreamEvent[];
+  /** The frozen comparability tuple when the attempt started, if any. */
+  frozen: { data_hash: string; split_hash: string; protocol_version: string; seed: number } | null;
+  /** File to append one JSON line to when a fault fires (`{"kind", "index"}`). */
+  faultLog: string;
 }
 
 /** The config: from ARROW_CONFIG when set, else the first stdin line (`{"config":{…}}`). */

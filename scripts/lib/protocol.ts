@@ -25,6 +25,8 @@ export interface TickResult {
   done: boolean;
 }
 
+import { takeFired } from "./fired.ts";
+
 const enc = new TextEncoder();
 
 export function send(obj: unknown): void {
@@ -64,7 +66,7 @@ export async function serve(handle: (msg: TickMsg) => TickResult | Promise<TickR
     if (line === null) Deno.exit(3);
     const msg = JSON.parse(line) as TickMsg;
     const res = await handle(msg);
-    send({ ack: msg.tick, tokens: res.tokens, done: res.done });
+    send({ ack: msg.tick, tokens: res.tokens, done: res.done, fired: takeFired() });
     if (res.done) Deno.exit(0);
   }
 }

@@ -1,16 +1,40 @@
 /**
- * Recomputes a score from an artifact file, for the @claim acceptance check. Mock artifacts carry their
- * score; JSONL evaluation logs give their best line. Real model artifacts register a recomputer by kind.
+ * Recomputes a claimed score for the @claim acceptance check, from world-state the claimant does not
+ * control. Real model artifacts register a recomputer by kind and are scored on the frozen data set. On
+ * the mock path the score is rederived from the node's scripted behaviour, which the engine passes in from
+ * the plan: a mock artifact's own `score` field is never read, whatever its `kind` says.
  *
  * @module
  */
+import type { DataRef } from "../real/locate.ts";
 import { readJson } from "./files.ts";
 
-/** Recomputes an artifact's score; `path` is the artifact file, so references inside it can be resolved. */
+export interface RecomputeContext {
+  direction: "maximize" | "minimize";
+  scope: string;
+  /** The node's mock behaviour (mock path only). */
+  mock: MockSpec | null;
+  /** The frozen data set to score real artifacts on, when the tuple is frozen. */
+  data: DataRef | null;
+}
+
+/** What the engine knows about a mock node: its role, its scripted score or curve, its stream sources. */
+export interface MockSpec {
+  kind: "fast" | "long" | "reactive";
+  role: string;
+  score?: number;
+  /** The trainer's profile after this attempt's trainer_profile faults. */
+  profile?: Record<string, unknown>;
+  /** Stream sources: id → scope. */
+  sources?: Record<string, string>;
+}
+
+/** Recomputes an artifact's score; `path` is the artifact file. */
 export type Recomputer = (
   artifact: Record<string, unknown>,
   scope: string,
   path: string,
+  data: DataRef | null,
 ) => Promise<number | string>;
 
 const recomputers = new Map<string, () => Promise<Recomputer>>();
@@ -20,31 +44,43 @@ export function registerRecomputer(kind: string, load: () => Promise<Recomputer>
   recomputers.set(kind, load);
 }
 
-export async function recompute(
-  path: string,
-  direction: "maximize" | "minimize",
-  scope: string,
-): Promise<number | string> {
-  if (path.endsWith(".jsonl")) {
-    let text: string;
-    try {
-      text = Deno.readTextFileSync(path);
-    } catch {
-      return "artifact missing";
-    }
-    let best: number | null = null;
-    for (const line of text.split("\n")) {
-      if (!line.trim()) continue;
-      const row = JSON.parse(line) as { score?: unknown };
-      if (typeof row.score !== "number") continue;
-      if (best === null || (direction === "maximize" ? row.score > best : row.score < best)) best = row.score;
-    }
-    return best ?? "no scored line in the log";
+const better = (a: number, b: number, dir: "maximize" | "minimize") => (dir === "maximize" ? a > b : a < b);
+
+/** Mock path: the score the node's script produces, from the plan, not from anything the node wrote. */
+async function recomputeMock(path: string, ctx: RecomputeContext, spec: MockSpec): Promise<number | string> {
+  if (spec.kind === "long") {
+    const art = readJson<{ step?: unknown }>(path);
+    if (!art || !Number.isInteger(art.step)) return "mock model names no step";
+    const { devAt, normalizeProfile } = await import("../mock/trainer.ts");
+    return devAt(normalizeProfile(spec.profile ?? {}), art.step as number);
   }
+  if (spec.kind === "reactive") {
+    let best: number | null = null;
+    for (const scope of Object.values(spec.sources ?? {})) {
+      let names: string[] = [];
+      try {
+        names = [...Deno.readDirSync(`${scope}/ckpt`)].filter((d) => d.isFile).map((d) => d.name);
+      } catch {
+        continue;
+      }
+      for (const n of names) {
+        const ck = readJson<{ dev?: unknown }>(`${scope}/ckpt/${n}`);
+        if (typeof ck?.dev === "number" && (best === null || better(ck.dev, best, ctx.direction))) {
+          best = ck.dev;
+        }
+      }
+    }
+    return best ?? "no source checkpoint carries a score";
+  }
+  if (spec.role === "baseline") return spec.score ?? 0.6041;
+  return spec.score ?? "the node's mock spec has no score";
+}
+
+export async function recompute(path: string, ctx: RecomputeContext): Promise<number | string> {
+  if (ctx.mock) return await recomputeMock(path, ctx, ctx.mock);
   const art = readJson<Record<string, unknown>>(path);
   if (!art) return "artifact missing or not JSON";
-  if (art.kind === "mock") return typeof art.score === "number" ? art.score : "mock artifact has no score";
   const load = recomputers.get(String(art.kind));
   if (!load) return `no recomputer for artifact kind ${JSON.stringify(art.kind)}`;
-  return (await load())(art, scope, path);
+  return (await load())(art, ctx.scope, path, ctx.data);
 }

@@ -5,7 +5,8 @@
  * @module
  */
 import type { WorkerConfig } from "../lib/config.ts";
-import { faultsOf } from "../lib/config.ts";
+import { type Fault, faultsOf } from "../lib/config.ts";
+import { fired } from "../lib/fired.ts";
 import { readJson, type ScopeWriter, sha256 } from "../lib/files.ts";
 import type { StreamEvent, TickMsg, TickResult } from "../lib/protocol.ts";
 
@@ -22,11 +23,10 @@ export function inherited(cfg: WorkerConfig): Manifest {
   return out;
 }
 
-export async function manifestBase(cfg: WorkerConfig, ticks: number): Promise<Manifest> {
-  const overrides = faultsOf(cfg, "manifest_override", true).reduce<Manifest>(
-    (acc, f) => ({ ...acc, ...(f.set as Manifest) }),
-    {},
-  );
+export async function manifestBase(cfg: WorkerConfig, ticks: number, dry = false): Promise<Manifest> {
+  const over = faultsOf(cfg, "manifest_override", true);
+  for (const f of over) fired(cfg, f, dry);
+  const overrides = over.reduce<Manifest>((acc, f) => ({ ...acc, ...(f.set as Manifest) }), {});
   return {
     node: cfg.node,
     metric: cfg.protocol.metric,
@@ -60,10 +60,10 @@ function inputOf(cfg: WorkerConfig, role: string): { id: string; m: Manifest } |
 
 /** Writes the role's outputs and manifest; returns the manifest written. */
 async function produce(cfg: WorkerConfig, out: ScopeWriter, ticks: number): Promise<void> {
-  const base = await manifestBase(cfg, ticks);
+  const base = await manifestBase(cfg, ticks, out.dry);
   switch (cfg.role) {
     case "protocol": {
-      const seed = Number(cfg.args.seed ?? 7);
+      const seed = Number(cfg.protocol.seed ?? cfg.args.seed ?? 7);
       out.json("protocol.json", { ...cfg.protocol, seed });
       out.json("results.json", {
         ...base,
@@ -103,7 +103,7 @@ async function produce(cfg: WorkerConfig, out: ScopeWriter, ticks: number): Prom
     case "baseline": {
       const score = cfg.mock.score ?? 0.6041;
       out.json("model.json", { kind: "mock", node: cfg.node, model: "ols", score });
-      out.json("results.json", { ...base, score, artifact: "model.json" });
+      out.json("results.json", { ...base, score: claimed(cfg, out) ?? score, artifact: "model.json" });
       return;
     }
     case "analysis": {
@@ -127,13 +127,37 @@ async function produce(cfg: WorkerConfig, out: ScopeWriter, ticks: number): Prom
     default: {
       const inputs = Object.keys(cfg.inputs).sort();
       out.write(`${cfg.role}.md`, `# ${cfg.node} (${cfg.role})\n\nInputs: ${inputs.join(", ") || "none"}\n`);
-      out.json("results.json", {
-        ...base,
-        ...(cfg.mock.score !== undefined ? { score: cfg.mock.score } : {}),
-      });
+      const score = claimed(cfg, out) ?? cfg.mock.score;
+      out.json("results.json", { ...base, ...(score !== undefined ? { score } : {}) });
     }
   }
 }
+
+/** The false_claim fault: the score this lap claims instead of the real one, if any. */
+export function claimed(cfg: WorkerConfig, out: ScopeWriter): number | undefined {
+  const f = faultsOf(cfg, "false_claim", true).at(-1);
+  const c = (f?.claims as number[] | undefined)?.[cfg.lap - 1];
+  if (f && c !== undefined) fired(cfg, f, out.dry);
+  return c;
+}
+
+/** What the stall and crash faults make of this local step: stay silent, die, or carry on. */
+export function disturbance(cfg: WorkerConfig, out: ScopeWriter, step: number): "stall" | "go" {
+  const crash = faultsOf(cfg, "crash")[0];
+  if (crash && !out.dry && step >= (crash.at_step as number)) {
+    fired(cfg, crash);
+    Deno.exit((crash.exit as number | undefined) ?? 1);
+  }
+  const st = faultsOf(cfg, "stall")[0];
+  if (!st || step < (st.at_step as number)) return "go";
+  const ticks = st.ticks as number | undefined;
+  stalled.set(st, (stalled.get(st) ?? 0) + 1);
+  if (ticks !== undefined && stalled.get(st)! > ticks) return "go";
+  fired(cfg, st, out.dry);
+  return "stall";
+}
+
+const stalled = new Map<Fault, number>();
 
 /**
  * The out_of_scope_write fault: on its tick, try to write outside the scope and swallow the refusal, as a
@@ -142,8 +166,10 @@ async function produce(cfg: WorkerConfig, out: ScopeWriter, ticks: number): Prom
 export function strayWrite(cfg: WorkerConfig, out: ScopeWriter, local: number): void {
   const escape = faultsOf(cfg, "out_of_scope_write")[0];
   if (!escape || out.dry || local !== ((escape.at_tick as number | undefined) ?? 1)) return;
+  fired(cfg, escape);
+  const path = String(escape.path);
   try {
-    Deno.writeTextFileSync(`${cfg.nodes}/${escape.path}`, `written by ${cfg.node}\n`);
+    Deno.writeTextFileSync(path.startsWith("/") ? path : `${cfg.nodes}/${path}`, `written by ${cfg.node}\n`);
   } catch {
     // refused by the sandbox, on purpose ignored
   }
@@ -153,22 +179,29 @@ export function strayWrite(cfg: WorkerConfig, out: ScopeWriter, local: number): 
 export function fast(cfg: WorkerConfig, out: ScopeWriter) {
   const ticks = cfg.mock.ticks ?? 1;
   const tokens = cfg.mock.tokens ?? 120;
-  const frozen = faultsOf(cfg, "frozen_scope").length > 0;
-  const flip = faultsOf(cfg, "flip_flop").length > 0;
+  const frozen = faultsOf(cfg, "frozen_scope")[0];
+  const flip = faultsOf(cfg, "flip_flop")[0];
   let local = 0;
+  let worked = 0;
   return async (): Promise<TickResult> => {
     local++;
     strayWrite(cfg, out, local);
-    if (frozen) return { tokens, done: false };
+    if (disturbance(cfg, out, local) === "stall") return { tokens: 0, done: false };
+    if (frozen) {
+      fired(cfg, frozen, out.dry);
+      return { tokens, done: false };
+    }
     if (flip) {
+      fired(cfg, flip, out.dry);
       out.write(
         "draft.md",
         local % 2 ? "# Conclusion\n\nThe method wins.\n" : "# Conclusion\n\nThe baseline wins.\n",
       );
       return { tokens, done: false };
     }
-    if (local < ticks) {
-      out.append("work.log", `tick ${local}: working\n`);
+    worked++;
+    if (worked < ticks) {
+      out.append("work.log", `tick ${worked}: working\n`);
       return { tokens, done: false };
     }
     await produce(cfg, out, ticks);
@@ -202,13 +235,22 @@ export function reactive(cfg: WorkerConfig, out: ScopeWriter) {
   out.dry = true;
   for (const ev of cfg.delivered) take(ev);
   out.dry = dry;
+  let local = 0;
+  const queued: StreamEvent[] = [];
   return async (msg: TickMsg): Promise<TickResult> => {
-    for (const ev of msg.events) take(ev);
-    if (!msg.finish) return { tokens: 40 * msg.events.length, done: false };
+    local++;
+    strayWrite(cfg, out, local);
+    queued.push(...msg.events);
+    if (disturbance(cfg, out, local) === "stall") return { tokens: 0, done: false };
+    const evs = queued.splice(0, queued.length);
+    for (const ev of evs) take(ev);
+    if (!msg.finish) return { tokens: 40 * evs.length, done: false };
     const b = best as { score: number; from: string; step: number } | null;
+    const score = claimed(cfg, out) ?? b?.score;
     out.json("results.json", {
-      ...(await manifestBase(cfg, seen)),
-      ...(b ? { score: b.score, best_from: b.from, best_step: b.step } : {}),
+      ...(await manifestBase(cfg, seen, out.dry)),
+      ...(score !== undefined ? { score } : {}),
+      ...(b ? { best_from: b.from, best_step: b.step } : {}),
       artifact: "evals.jsonl",
     });
     return { tokens: 0, done: true };

@@ -6,13 +6,14 @@
  */
 import type { WorkerConfig } from "../lib/config.ts";
 import { faultsOf } from "../lib/config.ts";
+import { fired } from "../lib/fired.ts";
 import type { ScopeWriter } from "../lib/files.ts";
 import { readJson } from "../lib/files.ts";
 import type { TickResult } from "../lib/protocol.ts";
-import { manifestBase, strayWrite } from "./roles.ts";
+import { claimed, disturbance, manifestBase, strayWrite } from "./roles.ts";
 
 interface Profile {
-  shape: "rise_cross" | "rise_plateau" | "flat";
+  shape: "rise_cross" | "rise_plateau" | "flat" | "curve";
   stages: number;
   stages_per_tick: number;
   ckpt_every: number;
@@ -20,19 +21,26 @@ interface Profile {
   peak: number;
   tau: number;
   freeze_at?: number;
+  values?: number[];
 }
 
-const PEAKS = { rise_cross: 0.78, rise_plateau: 0.55, flat: 0.40 } as const;
+const PEAKS = { rise_cross: 0.78, rise_plateau: 0.55, flat: 0.40, curve: 0.5 } as const;
 
-export function profileOf(cfg: WorkerConfig): Profile {
-  const override = faultsOf(cfg, "trainer_profile", true).at(-1)?.profile as
+export function profileOf(cfg: Pick<WorkerConfig, "faults" | "attempt" | "mock">): Profile {
+  const override = faultsOf(cfg as WorkerConfig, "trainer_profile", true).at(-1)?.profile as
     | Record<string, unknown>
     | undefined;
-  const p = { ...cfg.mock.profile, ...override } as Partial<Profile>;
+  return normalizeProfile({ ...cfg.mock.profile, ...override });
+}
+
+/** A profile with every default filled in. */
+export function normalizeProfile(raw: Record<string, unknown>): Profile {
+  const p = raw as Partial<Profile>;
   const shape = p.shape ?? "rise_cross";
   return {
     shape,
-    stages: p.stages ?? 60,
+    ...(p.values ? { values: p.values } : {}),
+    stages: p.stages ?? p.values?.length ?? 60,
     stages_per_tick: p.stages_per_tick ?? 3,
     ckpt_every: p.ckpt_every ?? 6,
     start: p.start ?? (shape === "flat" ? PEAKS.flat : 0.3),
@@ -45,6 +53,7 @@ export function profileOf(cfg: WorkerConfig): Profile {
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
 
 export function devAt(p: Profile, stage: number): number {
+  if (p.shape === "curve" && p.values?.length) return round6(p.values[Math.min(stage, p.values.length) - 1]!);
   return round6(p.peak - (p.peak - p.start) * Math.exp(-stage / p.tau));
 }
 
@@ -58,9 +67,10 @@ interface Ckpt {
 export function trainer(cfg: WorkerConfig, out: ScopeWriter) {
   const p = profileOf(cfg);
   const metric = cfg.protocol.metric;
-  const early = faultsOf(cfg, "superseding_answer", true).at(-1)?.at_stage as number | undefined;
+  const earlyFault = faultsOf(cfg, "superseding_answer", true).at(-1);
+  const early = earlyFault?.at_stage as number | undefined;
   const last = Math.min(p.stages, early ?? p.stages);
-  const claims = (faultsOf(cfg, "false_claim", true).at(-1)?.claims as number[] | undefined) ?? [];
+  const profiled = faultsOf(cfg, "trainer_profile", true).at(-1);
   const from = cfg.resume ? readJson<Ckpt>(cfg.resume) : undefined;
   let stage = from?.step ?? 0;
   let best = from?.best ?? -Infinity;
@@ -80,10 +90,10 @@ export function trainer(cfg: WorkerConfig, out: ScopeWriter) {
       stages: stage,
       profile: p.shape,
     });
-    const claimed = claims[cfg.lap - 1];
+    if (earlyFault && early !== undefined && early < p.stages) fired(cfg, earlyFault, out.dry);
     out.json("results.json", {
-      ...(await manifestBase(cfg, stage)),
-      score: claimed ?? score,
+      ...(await manifestBase(cfg, stage, out.dry)),
+      score: claimed(cfg, out) ?? score,
       artifact: "model.json",
     });
     return { tokens: 0, done: true };
@@ -91,7 +101,9 @@ export function trainer(cfg: WorkerConfig, out: ScopeWriter) {
 
   return async (): Promise<TickResult> => {
     local++;
+    if (profiled) fired(cfg, profiled, out.dry);
     strayWrite(cfg, out, local);
+    if (disturbance(cfg, out, stage) === "stall") return { tokens: 0, done: false };
     if (stage >= last) return await finish();
     if (p.freeze_at !== undefined && stage >= p.freeze_at) return { tokens: 0, done: false };
     for (let i = 0; i < p.stages_per_tick && stage < last; i++) {

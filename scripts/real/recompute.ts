@@ -6,7 +6,9 @@
  * @module
  */
 import type { Recomputer } from "../lib/recompute.ts";
+import type { DataRef } from "./locate.ts";
 import {
+  type DataLink,
   dirOf,
   type EvalFile,
   follow,
@@ -17,32 +19,44 @@ import {
   scoreOls,
 } from "./artifact.ts";
 
-async function gbdt(path: string): Promise<number | string> {
+/**
+ * The data a score is recomputed on: the frozen data set when there is one (never what the artifact links
+ * to, which its writer controls), else the artifact's own link.
+ */
+async function dataFor(dir: string, link: DataLink, frozen: DataRef | null) {
+  return await follow(frozen ? "/" : dir, frozen ? frozenLink(frozen) : link);
+}
+
+function frozenLink(d: DataRef): DataLink {
+  return { csv: d.csv, split: d.split, data_hash: d.data_hash, split_hash: d.split_hash };
+}
+
+async function gbdt(path: string, frozen: DataRef | null): Promise<number | string> {
   const m = readKind<GbdtFile>(path, "gbdt");
   if (typeof m === "string") return m;
-  const data = await follow(dirOf(path), m.data);
+  const data = await dataFor(dirOf(path), m.data, frozen);
   return typeof data === "string" ? data : scoreGbdt(m, data);
 }
 
-async function ols(path: string): Promise<number | string> {
+async function ols(path: string, frozen: DataRef | null): Promise<number | string> {
   const m = readKind<OlsFile>(path, "ols");
   if (typeof m === "string") return m;
-  const data = await follow(dirOf(path), m.data);
+  const data = await dataFor(dirOf(path), m.data, frozen);
   return typeof data === "string" ? data : scoreOls(m, data);
 }
 
-/** An evaluation's claim: the checkpoint it names, scored on the data the evaluation used (not the trainer's). */
-async function ckptEval(path: string): Promise<number | string> {
+/** An evaluation's claim: the checkpoint it names, scored on the frozen data (not the trainer's). */
+async function ckptEval(path: string, frozen: DataRef | null): Promise<number | string> {
   const e = readKind<EvalFile>(path, "ckpt_eval");
   if (typeof e === "string") return e;
   const ckptPath = e.ckpt.startsWith("/") ? e.ckpt : `${dirOf(path)}/${e.ckpt}`;
   const m = readKind<GbdtFile>(ckptPath, "gbdt");
   if (typeof m === "string") return m;
-  const data = await follow(dirOf(path), e.data);
+  const data = await dataFor(dirOf(path), e.data, frozen);
   return typeof data === "string" ? data : scoreGbdt(m, data);
 }
 
-const BY_KIND: Record<string, (path: string) => Promise<number | string>> = {
+const BY_KIND: Record<string, (path: string, frozen: DataRef | null) => Promise<number | string>> = {
   gbdt,
   ols,
   ckpt_eval: ckptEval,
@@ -50,5 +64,5 @@ const BY_KIND: Record<string, (path: string) => Promise<number | string>> = {
 
 export function recomputer(kind: string): Recomputer {
   const f = BY_KIND[kind]!;
-  return (_art, _scope, path) => f(path);
+  return (_art, _scope, path, data) => f(path, data);
 }

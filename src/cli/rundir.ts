@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { RunState } from "../model/state.ts";
+import { type RunState, STATE_VERSION } from "../model/state.ts";
 import { InputError } from "./errors.ts";
 
 /** A run directory from a path, a run id under the runs directory, or "latest". */
@@ -53,7 +53,7 @@ export function loadRunState(runDir: string): RunState {
   }
   try {
     const s = JSON.parse(text) as RunState;
-    if (s?.v !== 1 || typeof s.tick !== "number" || !s.plan || !s.nodes) {
+    if (s?.v !== STATE_VERSION || typeof s.tick !== "number" || !s.plan || !s.nodes) {
       throw new SyntaxError("not a run state");
     }
     return s;

@@ -4,13 +4,12 @@
  *
  * @module
  */
-import { checkComparability, type Gated } from "../gates/comparability.ts";
-import type { Manifest, RunState } from "../model/state.ts";
+import { deviations, type Gated, gated } from "../gates/comparability.ts";
+import type { RunState } from "../model/state.ts";
 import { TERMINAL } from "../model/state.ts";
 import { nodeOf, parents, slotOf } from "../model/topology.ts";
 import type { Tx } from "../model/tx.ts";
 import * as sup from "../overwatch/supervisor.ts";
-import { gated } from "./decide.ts";
 import { streamHistory } from "./flow.ts";
 
 const WAITING = new Set(["pending", "stale", "oscillating", "stuck"]);
@@ -31,16 +30,17 @@ export function admit(tx: Tx): void {
     const node = nodeOf(tx.state.plan, id);
     const frozen = tx.state.frozen;
     if (frozen) {
-      const incoming = parents(tx.state, id, "artifact")
-        .map((p) => [nodeOf(tx.state.plan, p), tx.state.nodes[p]!.manifest] as const)
-        .filter(([p, m]) => m && p.role !== "harness")
-        .map(([p, m]) => gated(p, m as Manifest))
-        .filter((g): g is Gated => g !== null);
-      const dev = checkComparability(frozen, incoming);
-      if (dev) {
-        sup.comparabilityBlock(tx, dev, id);
-        continue;
+      // Every deviating input is blamed on its own; the node waits for none of them.
+      const incoming = parents(tx.state, id, "artifact").flatMap((p) => {
+        const m = tx.state.nodes[p]!.manifest;
+        const g = m ? gated(nodeOf(tx.state.plan, p), m) : null;
+        return g ? [g] : [];
+      }) as Gated[];
+      const devs = deviations(frozen, incoming);
+      for (const dev of devs) {
+        if (tx.state.nodes[dev.node]!.status === "verified") sup.comparabilityBlock(tx, dev, id);
       }
+      if (devs.length) continue;
     }
     const slot = slotOf(node);
     if (slot && tx.state.slots[slot].held.length >= tx.state.slots[slot].total) continue;

@@ -1,28 +1,18 @@
 /**
- * Builds the initial run state from a plan and a fault script: engine-side faults (reopen, taint) stay with
- * the engine, the rest are handed to the targeted node's worker.
+ * Builds the initial run state from a plan and a fault script. Every fault is kept in the state with its
+ * index: engine-side ones (reopen, taint) are injected by the engine, the rest travel to the targeted
+ * node's worker, and each is marked fired when it takes effect, so one that never fires is visible.
  *
  * @module
  */
 import type { Fault } from "../graph/scenario.ts";
-import { ENGINE_FAULTS } from "../graph/scenario.ts";
 import type { Plan } from "../graph/types.ts";
-import { type EngineFault, initialState, type Mode, type RunState } from "../model/state.ts";
+import { type FaultState, initialState, type Mode, type RunState } from "../model/state.ts";
 
 export function prepare(plan: Plan, faults: readonly Fault[], scenario: string, mode: Mode): RunState {
-  const engine: EngineFault[] = [];
-  const workerFaults: Record<string, Record<string, unknown>[]> = {};
-  for (const f of faults) {
-    if (ENGINE_FAULTS.has(f.kind) && (f.kind === "reopen" || f.kind === "taint")) {
-      engine.push({
-        kind: f.kind,
-        node: f.node,
-        when: f.when === "green" ? "green" : Number(f.when),
-        fired: false,
-      });
-    } else {
-      (workerFaults[f.node] ??= []).push({ ...f });
-    }
-  }
-  return initialState(plan, { scenario, mode, faults: engine, workerFaults });
+  const list: FaultState[] = faults.map((f) => {
+    const { kind, node, ...spec } = f as Fault & Record<string, unknown>;
+    return { kind, node, spec, fired: false };
+  });
+  return initialState(plan, { scenario, mode, faults: list });
 }

@@ -20,6 +20,10 @@ export interface EngineOptions {
   maxTicks: number;
   builtins?: Record<string, BuiltinWorker>;
   bwrap?: string | null;
+  /** Command workers may run without a sandbox layer (the user said --unsandboxed). */
+  unsandboxed?: boolean;
+  /** Directory of other runs, hidden from sandboxed programs. */
+  runsDir?: string | null;
   onTick?: (state: RunState, events: readonly Event[]) => void;
   signal?: AbortSignal;
 }
@@ -31,7 +35,13 @@ export interface Session {
 
 export function openSession(opts: EngineOptions): Session {
   return {
-    world: new World({ runDir: opts.runDir, builtins: opts.builtins ?? {}, bwrap: opts.bwrap ?? null }),
+    world: new World({
+      runDir: opts.runDir,
+      builtins: opts.builtins ?? {},
+      bwrap: opts.bwrap ?? null,
+      unsandboxed: opts.unsandboxed ?? false,
+      runsDir: opts.runsDir ?? null,
+    }),
     box: new BlackBox(opts.runDir),
   };
 }

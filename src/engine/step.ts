@@ -33,7 +33,7 @@ export function step(state: RunState, obs: Observations): StepResult {
   tx.state.tick = obs.tick;
   decide(tx, obs);
   free(tx);
-  flow(tx);
+  flow(tx, obs);
   admit(tx);
   if (tx.state.verdict === null && quiescent(tx)) sup.conclude(tx);
   if (tx.events.some((e) => REPORTABLE.has(e.e))) tx.emit({ e: "report", version: tx.state.report + 1 });

@@ -1,10 +1,12 @@
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import { loadPlan } from "../graph/load.ts";
 import type { DoneObs, NodeObs, Observations } from "../model/observe.ts";
-import { emptyNodeObs } from "../model/observe.ts";
+import { emptyNodeObs, emptyObservations } from "../model/observe.ts";
 import type { Manifest, RunState } from "../model/state.ts";
 import { prepare } from "./prepare.ts";
 import { step, type StepResult } from "./step.ts";
+
+const ev = (i: { evidence: unknown }) => i.evidence as Record<string, unknown>;
 
 const PLAN = `
 question: does T beat B?
@@ -44,7 +46,7 @@ function tick(
   nodes: Record<string, Partial<NodeObs>> = {},
   guard: Observations["guard"] = [],
 ): StepResult {
-  const obs: Observations = { tick: s.tick + 1, nodes: {}, guard };
+  const obs: Observations = { ...emptyObservations(s.tick + 1), guard };
   for (const [id, ns] of Object.entries(s.nodes)) {
     if (ns.status === "running") obs.nodes[id] = { ...emptyNodeObs(ns.fp), ...nodes[id] };
   }
@@ -60,7 +62,7 @@ function toVerified(): RunState {
 
 Deno.test("step() refuses observations for the wrong tick", () => {
   const s = start();
-  throws(() => step(s, { tick: 5, nodes: {}, guard: [] }), RangeError);
+  throws(() => step(s, emptyObservations(5)), RangeError);
 });
 
 Deno.test("step() admits roots first and freezes the harness tuple on verification", () => {
@@ -78,9 +80,9 @@ Deno.test("a retry that does not improve by ACCEPT_EPS is fused before its laps 
   const inc = r.events.find((e) => e.e === "incident");
   ok(inc?.e === "incident");
   equal(inc.incident.ladder, "fuse");
-  equal(inc.incident.evidence.lap, 2);
-  equal(inc.incident.evidence.lap_budget, 3);
-  equal(inc.incident.evidence.reason, "retry did not improve by ACCEPT_EPS");
+  equal(ev(inc.incident).lap, 2);
+  equal(ev(inc.incident).lap_budget, 3);
+  equal(ev(inc.incident).reason, "retry did not improve by ACCEPT_EPS");
   equal(r.state.nodes.B!.status, "killed");
 });
 
@@ -105,9 +107,9 @@ Deno.test("the lap budget comes from the back-edge into the node", () => {
   const r = tick(s, { T: { fp: "t2", done: done("T", 1, { ...TUPLE, score: 0.75 }) } });
   const inc = r.events.find((e) => e.e === "incident");
   ok(inc?.e === "incident");
-  equal(inc.incident.evidence.lap_budget, 2);
-  equal(inc.incident.evidence.via, "R→T");
-  equal(inc.incident.evidence.reason, "lap budget exhausted");
+  equal(ev(inc.incident).lap_budget, 2);
+  equal(ev(inc.incident).via, "R→T");
+  equal(ev(inc.incident).reason, "lap budget exhausted");
 });
 
 Deno.test("a manifest that deviates from the frozen tuple is blocked and blamed", () => {
@@ -122,7 +124,7 @@ Deno.test("a manifest that deviates from the frozen tuple is blocked and blamed"
   const inc = r.events.find((e) => e.e === "incident");
   ok(
     inc?.e === "incident" && inc.incident.type === "COMPARABILITY_BLOCK" &&
-      inc.incident.evidence.field === "seed",
+      ev(inc.incident).field === "seed",
   );
   equal(r.state.verdict, "RESULT WITHHELD");
 });
@@ -140,9 +142,25 @@ Deno.test("a hard tick budget fuses the node with BUDGET_TRIP", () => {
   deepEqual(inc.incident.evidence, { budget: "ticks", limit: 4, used: 5 });
 });
 
-Deno.test("a foreign write into an idle scope with no known writer is reverted and reported on the owner", () => {
+/** One tick with a guard observation and the given unconfined running nodes. */
+function guarded(
+  s: RunState,
+  changed: string[],
+  restorable: string[],
+  unconfined: string[] = [],
+): StepResult {
+  const obs: Observations = { ...emptyObservations(s.tick + 1), unconfined };
+  for (const [id, ns] of Object.entries(s.nodes)) {
+    if (ns.status === "running") obs.nodes[id] = emptyNodeObs(ns.fp);
+  }
+  const owner = changed[0]!.split("/")[1]!;
+  obs.guard = [{ owner, fp: "x", changed, restorable }];
+  return step(s, obs);
+}
+
+Deno.test("a write into a verified scope while an unconfined node runs is reverted, and no one is blamed", () => {
   const s = toVerified();
-  const r = tick(s, {}, [{ owner: "H", fp: "x", changed: ["nodes/H/sneaky.txt"] }]);
+  const r = guarded(s, ["nodes/H/sneaky.txt"], ["nodes/H/sneaky.txt"], ["T"]);
   deepEqual(r.actions.filter((a) => a.a === "revert"), [{
     a: "revert",
     node: "H",
@@ -151,8 +169,44 @@ Deno.test("a foreign write into an idle scope with no known writer is reverted a
   const inc = r.events.find((e) => e.e === "incident");
   ok(inc?.e === "incident" && inc.incident.type === "SCOPE_VIOLATION");
   equal(inc.incident.node, "H");
-  equal(inc.incident.evidence.writer, "unattributed");
+  equal(ev(inc.incident).writer, "unattributed");
+  ok(String(ev(inc.incident).unattributed).includes("T ran without a sandbox layer"));
   equal(r.state.nodes.H!.status, "verified", "the victim is not blamed");
+  equal(r.state.nodes.T!.status, "running", "nor is anyone else");
+});
+
+Deno.test("a verified scope that changes while every runner is confined is stale: the world changed", () => {
+  let s = toVerified();
+  s = tick(s, { B: { fp: "b1", done: done("B", 0, { ...TUPLE, score: 0.6 }) } }).state;
+  const r = guarded(s, ["nodes/B/model.json"], []);
+  const inc = r.events.find((e) => e.e === "incident");
+  ok(inc?.e === "incident" && inc.incident.type === "STALE_CASCADE");
+  equal(ev(inc.incident).reason, "scope changed");
+  deepEqual(ev(inc.incident).changed, ["nodes/B/model.json"]);
+  deepEqual(ev(inc.incident).demoted, ["B"]);
+  equal(r.actions.some((a) => a.a === "revert"), false, "the new content is the world now");
+  equal(r.state.nodes.B!.status, "running", "it re-runs at once");
+});
+
+Deno.test("a change to the harness that froze the tuple taints, sparing training", () => {
+  const s = toVerified();
+  const r = guarded(s, ["nodes/H/harness.json"], []);
+  const inc = r.events.find((e) => e.e === "incident");
+  ok(inc?.e === "incident" && inc.incident.type === "TAINT_INVALIDATION");
+  equal(ev(inc.incident).reason, "scope changed");
+});
+
+Deno.test("a write into an idle scope that cannot be put back is reported with reverted: false", () => {
+  const s = toVerified();
+  const r = guarded(s, ["nodes/H/sneaky.txt"], [], ["T"]);
+  const inc = r.events.find((e) => e.e === "incident");
+  ok(inc?.e === "incident" && inc.incident.type === "SCOPE_VIOLATION");
+  deepEqual(ev(inc.incident).irreparable, ["nodes/H/sneaky.txt"]);
+  equal((ev(inc.incident).attempts as { reverted: boolean }[])[0]!.reverted, false);
+  ok(
+    r.events.some((e) => e.e === "incident" && e.incident.type === "TAINT_INVALIDATION"),
+    "the victim re-runs",
+  );
 });
 
 Deno.test("an out-of-scope write seen by the sandbox blames the writer and blocks its closure", () => {

@@ -13,11 +13,15 @@ import { type Infer, s } from "./schema.ts";
 import type { Plan } from "./types.ts";
 
 const node = s.str({ pattern: ID_PATTERN, doc: "node the fault is aimed at" });
-const attempts = s.arr(s.int({ min: 1 }), {
+/** Largest tick or step a fault may name: far beyond any run, small enough to be a real number of ticks. */
+export const MAX_FAULT_TICK = 1_000_000;
+const attempts = s.arr(s.int({ min: 1, max: 1000 }), {
   minItems: 1,
   doc: "attempts it applies to (default: the first)",
 });
 const when = s.scalar('"green" (once every node is verified) or a tick number');
+const tickOrGreen = (v: unknown) =>
+  v === "green" || (typeof v === "number" && Number.isInteger(v) && v >= 1 && v <= MAX_FAULT_TICK);
 
 export const faultSchema = s.tagged("kind", {
   trainer_profile: s.obj(
@@ -34,11 +38,40 @@ export const faultSchema = s.tagged("kind", {
     {
       node,
       path: s.str({ minLength: 1, doc: "target, relative to the run's nodes/" }),
-      at_tick: s.int({ min: 1 }),
+      at_tick: s.int({
+        min: 1,
+        max: MAX_FAULT_TICK,
+        doc: "tick (mock) or metric step (real) of the attempt",
+      }),
       attempts,
     },
     ["node", "path"],
-    "the worker tries to write outside its scope",
+    "the worker tries to write outside its scope (a relative path is under the run's nodes/)",
+  ),
+  stall: s.obj(
+    {
+      node,
+      at_step: s.int({
+        min: 0,
+        max: MAX_FAULT_TICK,
+        doc: "step (long) or tick (fast, reactive) it stalls at",
+      }),
+      ticks: s.int({ min: 1, max: MAX_FAULT_TICK, doc: "mock: ticks it stays silent (absent: for good)" }),
+      seconds: s.num({ min: 0.001, max: 86400, doc: "real: seconds it stays silent (absent: for good)" }),
+      attempts,
+    },
+    ["node", "at_step"],
+    "the worker stops making progress for a while, or for good (a hang); at_step 0 = before any metric",
+  ),
+  crash: s.obj(
+    {
+      node,
+      at_step: s.int({ min: 0, max: MAX_FAULT_TICK, doc: "step (long) or tick (fast, reactive) it dies at" }),
+      exit: s.int({ min: 1, max: 255, doc: "exit code (default 1)" }),
+      attempts,
+    },
+    ["node", "at_step"],
+    "the worker dies with a non-zero exit code",
   ),
   reopen: s.obj({ node, when }, ["node", "when"], "an upstream node is reopened (stale cascade)"),
   taint: s.obj({ node, when }, ["node", "when"], "a frozen protocol/harness is found broken (taint)"),
@@ -98,17 +131,24 @@ export function loadScenario(text: string, file: string): ScenarioLoad {
   const errors = checked.problems.map((p) => diag(p, p.message));
   const sc = checked.value as ScenarioFile;
   const faultPos = (sc?.faults ?? []).map((_, i) => checked.pos(["faults", i, "node"]));
-  (sc?.faults ?? []).forEach((f, i) => {
-    if ((f.kind === "reopen" || f.kind === "taint") && typeof f.when === "string" && f.when !== "green") {
-      errors.push(
-        diag(
-          checked.pos(["faults", i, "when"]),
-          `fault when must be "green" or a tick number, got "${f.when}"`,
-        ),
-      );
+  errors.push(...whenProblems(sc?.faults ?? [], (i) => checked.pos(["faults", i, "when"]), file));
+  return errors.length ? { errors, faultPos } : { scenario: sc, errors: [], faultPos };
+}
+
+function whenProblems(faults: readonly Fault[], at: (i: number) => Pos, file: string): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  faults.forEach((f, i) => {
+    if ((f.kind === "reopen" || f.kind === "taint") && !tickOrGreen(f.when)) {
+      out.push({
+        file,
+        ...at(i),
+        message: `fault when must be "green" or a whole tick number from 1 to ${MAX_FAULT_TICK}, got ${
+          JSON.stringify(f.when)
+        }`,
+      });
     }
   });
-  return errors.length ? { errors, faultPos } : { scenario: sc, errors: [], faultPos };
+  return out;
 }
 
 /** Faults aimed at nodes the plan does not have. */
@@ -150,5 +190,6 @@ export function loadFaults(
   const base = list ? [] : ["faults"];
   const faultPos = (faults ?? []).map((_, i) => checked.pos([...base, i, "node"]));
   const errors = checked.problems.map((p) => diag(p, p.message));
+  errors.push(...whenProblems(faults ?? [], (i) => checked.pos([...base, i, "when"]), file));
   return errors.length ? { errors, faultPos } : { faults: faults ?? [], errors: [], faultPos };
 }

@@ -5,7 +5,9 @@
  * @module
  */
 import type { NodeId } from "../graph/types.ts";
-import type { Manifest } from "../model/state.ts";
+import type { Request } from "./events.ts";
+import type { CrashInfo } from "./evidence.ts";
+import type { Manifest } from "./state.ts";
 
 /** A write a node made (or tried to make) outside its scope, as a sandbox layer saw it. */
 export interface EscapeObs {
@@ -13,32 +15,42 @@ export interface EscapeObs {
   op: string;
   /** Layer that saw it: Deno's permission audit, the bubblewrap shadow, or the fingerprint guard. */
   via: "deno-audit" | "bwrap-shadow" | "guard";
-  /** True when the write never landed (the sandbox refused it). */
+  /** True when the write never landed (the sandbox refused it or caught it in a shadow). */
   stopped: boolean;
 }
 
 export interface DoneObs {
   /** Exit code of the worker process, null when a signal ended it. */
   exit: number | null;
-  /** The acceptance gate's run: argv, exit code and output kept as evidence. */
-  accept: { argv: string[]; code: number; stdout: string; stderr: string };
+  /** How it died, when it did not exit 0 (exit code, signal, last stderr lines). */
+  crash?: CrashInfo;
+  /** The acceptance gate's run (argv, exit code, output kept as evidence); null when the worker crashed. */
+  accept: { argv: string[]; code: number; stdout: string; stderr: string } | null;
+  /** results.json as read within limits, with only the fields the gates use. */
   manifest: Manifest | null;
-  /** Why results.json could not be read, when it could not. */
+  /** What was wrong with results.json (missing, too large, not JSON, a score that is not a number, …). */
   manifestError?: string;
 }
 
 export interface NodeObs {
-  /** Tokens burned this tick. */
+  /** Tokens burned this tick (since the last tick, whatever the pace of observation). */
   tokens: number;
   /** Scope content fingerprint now. */
   fp: string;
+  /** True when this tick is an observation of the node: every tick on the mock path, every
+   * `observe_every` on the real path. Silence and frozen scopes are counted in observations. */
+  observed: boolean;
+  /** Wall time since the attempt started (real path only), for wall-clock budgets. */
+  elapsedMs?: number;
   /** New metric points (step, value of the protocol metric). */
   metrics: { step: number; value: number }[];
   /** New checkpoint files, relative to the scope. */
   ckpts: { step: number; file: string }[];
   /** Stream events handed to the worker this tick (reactive nodes). */
   delivered: number;
-  /** Set when the worker ended this tick (its completion claim). */
+  /** Indices (into the run's faults) of worker-side faults the worker reported as fired. */
+  fired: number[];
+  /** Set when the worker ended this tick (its completion claim, or its crash). */
   done?: DoneObs;
   /** Writes outside the scope this node was seen making. */
   escapes: EscapeObs[];
@@ -49,14 +61,24 @@ export interface GuardObs {
   owner: NodeId;
   fp: string;
   changed: string[];
+  /** Changed paths whose recorded content can be put back (kept in the blob store, or to be deleted). */
+  restorable: string[];
 }
 
 export interface Observations {
   tick: number;
   nodes: Record<NodeId, NodeObs>;
   guard: GuardObs[];
+  /** Running nodes with no sandbox layer (--unsandboxed): a write they make cannot be attributed. */
+  unconfined: NodeId[];
+  /** Operator requests (arrow reopen / taint) that arrived since the last tick. */
+  requests: Request[];
 }
 
 export function emptyNodeObs(fp: string): NodeObs {
-  return { tokens: 0, fp, metrics: [], ckpts: [], delivered: 0, escapes: [] };
+  return { tokens: 0, fp, observed: true, metrics: [], ckpts: [], delivered: 0, fired: [], escapes: [] };
+}
+
+export function emptyObservations(tick: number): Observations {
+  return { tick, nodes: {}, guard: [], unconfined: [], requests: [] };
 }

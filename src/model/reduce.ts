@@ -5,7 +5,7 @@
  * @module
  */
 import type { Event, ReplayLine } from "./events.ts";
-import type { RunState } from "./state.ts";
+import { type RunState, STATE_VERSION } from "./state.ts";
 
 /** Applies one event to a state in place and returns it. */
 export function apply(state: RunState, ev: Event): RunState {
@@ -29,9 +29,33 @@ export function apply(state: RunState, ev: Event): RunState {
       slot.held = ev.op === "hold" ? [...slot.held, ev.node].sort() : slot.held.filter((n) => n !== ev.node);
       return state;
     }
-    case "metric":
-    case "ckpt":
+    case "ckpt": {
+      const { step, file, dev, best } = ev;
+      state.nodes[ev.node]!.ckpts.push({
+        step,
+        file,
+        ...(dev !== undefined ? { dev } : {}),
+        ...(best !== undefined ? { best } : {}),
+      });
+      return state;
+    }
+    case "rewind": {
+      const ns = state.nodes[ev.node]!;
+      ns.ckpts = ev.step < 0 ? [] : ns.ckpts.filter((c) => c.step <= ev.step);
+      return state;
+    }
     case "stream":
+      state.nodes[ev.to]!.inbox.push({ from: ev.from, step: ev.step, file: ev.file });
+      return state;
+    case "deliver": {
+      const ns = state.nodes[ev.node]!;
+      ns.delivered.push(...ns.inbox.splice(0, ev.n));
+      return state;
+    }
+    case "request":
+      state.requests = Math.max(state.requests, ev.request.seq);
+      return state;
+    case "metric":
       return state;
     case "fault":
       state.faults[ev.index]!.fired = true;
@@ -57,19 +81,25 @@ export function applyTick(state: RunState, line: ReplayLine): RunState {
   return s;
 }
 
+/** The state a replay's first line starts from; a replay of another format version is refused. */
+export function initial(line: ReplayLine): RunState {
+  const first = line.events[0];
+  if (first?.e !== "init") throw new SyntaxError("Cannot replay: the first line has no init event");
+  if (first.state.v !== STATE_VERSION) {
+    throw new SyntaxError(
+      `Cannot replay: this run was recorded in format ${first.state.v}, this arrow reads format ${STATE_VERSION}`,
+    );
+  }
+  return applyTick(apply(undefined as unknown as RunState, first), {
+    tick: line.tick,
+    events: line.events.slice(1),
+  });
+}
+
 /** Folds a whole replay into a state; the first line must carry the init event. */
 export function fold(lines: Iterable<ReplayLine>): RunState {
   let state: RunState | undefined;
-  for (const line of lines) {
-    const first = line.events[0];
-    if (!state) {
-      if (first?.e !== "init") throw new SyntaxError("Cannot replay: the first line has no init event");
-      state = apply(undefined as unknown as RunState, first);
-      state = applyTick(state, { tick: line.tick, events: line.events.slice(1) });
-      continue;
-    }
-    state = applyTick(state, line);
-  }
+  for (const line of lines) state = state ? applyTick(state, line) : initial(line);
   if (!state) throw new SyntaxError("Cannot replay: replay.jsonl is empty");
   return state;
 }

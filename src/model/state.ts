@@ -7,6 +7,7 @@
  * @module
  */
 import type { IncidentType, NodeId, Plan } from "../graph/types.ts";
+import type { EvidenceMap, SurgeryEvidence } from "./evidence.ts";
 
 export type Status =
   | "pending"
@@ -71,6 +72,8 @@ export interface Manifest extends Partial<Tuple> {
   code_sha?: string;
   wall_s?: number;
   artifact?: string;
+  /** A few small scalar fields the worker added (kept for the report; never read by a gate). */
+  extra?: Record<string, string | number | boolean>;
 }
 
 export interface Ckpt {
@@ -88,15 +91,19 @@ export interface StreamEvent {
   file: string;
 }
 
-export interface Incident {
+/** One overwatch action in the black box, its evidence typed by its incident type. */
+export type IncidentOf<T extends IncidentType> = {
   tick: number;
-  type: IncidentType;
+  type: T;
   node: NodeId;
   ladder: Ladder;
-  evidence: Record<string, unknown>;
+  /** Graph surgery is recorded under the type of the incident that caused it, with its own evidence. */
+  evidence: EvidenceMap[T] | SurgeryEvidence;
   laps: number;
   tokens: number;
-}
+};
+
+export type Incident = { [T in IncidentType]: IncidentOf<T> }[IncidentType];
 
 export interface NodeState {
   status: Status;
@@ -122,8 +129,10 @@ export interface NodeState {
   value: number | null;
   best: number | null;
   bestStep: number;
-  /** Consecutive ticks (step, best) stayed unchanged. */
+  /** Consecutive observations (step, best) stayed unchanged. */
   stalled: number;
+  /** (step, best) at the last observation, to tell whether the next one saw progress. */
+  seen: { step: number; best: number | null } | null;
   ckpts: Ckpt[];
   /** Checkpoints in a row that improved best_dev by less than PLATEAU_EPS. */
   flat: number;
@@ -131,6 +140,8 @@ export interface NodeState {
   inbox: StreamEvent[];
   delivered: StreamEvent[];
   finishing: boolean;
+  /** Tick the finish was requested on (a reactive node's finish budget counts from it). */
+  finishAt: number | null;
   /** Accepted manifest (set on verification). */
   manifest: Manifest | null;
   /** Score claimed by the last refused completion, to meter retries. */
@@ -145,28 +156,35 @@ export interface NodeState {
   killAtCkpt: "SUPERSEDED_KILL" | null;
 }
 
-/** A fault the engine itself injects (the rest travel to workers in their config). */
-export interface EngineFault {
-  kind: "reopen" | "taint";
+/**
+ * A fault of the run's fault script. Engine-side kinds (reopen, taint) are injected by the engine; the others
+ * travel to the targeted node's worker in its config, and the worker reports when one fires.
+ */
+export interface FaultState {
+  kind: string;
   node: NodeId;
-  when: "green" | number;
+  /** The fault as written in the script. */
+  spec: Record<string, unknown>;
   fired: boolean;
 }
 
+/** Version of the state and replay format; a replay of another version is refused, never misread. */
+export const STATE_VERSION = 2;
+
 export interface RunState {
-  v: 1;
+  v: typeof STATE_VERSION;
   scenario: string;
   mode: Mode;
   tick: number;
   plan: Plan;
-  faults: EngineFault[];
-  /** Worker-side faults, by node, handed to workers in their config. */
-  workerFaults: Record<NodeId, Record<string, unknown>[]>;
+  faults: FaultState[];
   nodes: Record<NodeId, NodeState>;
   slots: Record<Slot, { total: number; held: NodeId[] }>;
   /** The frozen comparability tuple and the node that froze it. */
   frozen: (Tuple & { by: NodeId }) | null;
   incidents: number;
+  /** Operator requests applied so far (the request file's lines up to this one). */
+  requests: number;
   report: number;
   verdict: Verdict | null;
   quiesced: number | null;
@@ -191,11 +209,13 @@ export function initialNode(spawned: boolean): NodeState {
     best: null,
     bestStep: 0,
     stalled: 0,
+    seen: null,
     ckpts: [],
     flat: 0,
     inbox: [],
     delivered: [],
     finishing: false,
+    finishAt: null,
     manifest: null,
     claim: null,
     cause: null,
@@ -207,25 +227,20 @@ export function initialNode(spawned: boolean): NodeState {
 
 export function initialState(
   plan: Plan,
-  opts: {
-    scenario: string;
-    mode: Mode;
-    faults?: EngineFault[];
-    workerFaults?: Record<NodeId, Record<string, unknown>[]>;
-  },
+  opts: { scenario: string; mode: Mode; faults?: FaultState[] },
 ): RunState {
   return {
-    v: 1,
+    v: STATE_VERSION,
     scenario: opts.scenario,
     mode: opts.mode,
     tick: 0,
     plan,
     faults: opts.faults ?? [],
-    workerFaults: opts.workerFaults ?? {},
     nodes: Object.fromEntries(plan.nodes.map((n) => [n.id, initialNode(!n.spawn_only)])),
     slots: { gpu: { total: plan.slots.gpu, held: [] }, cpu: { total: plan.slots.cpu, held: [] } },
     frozen: null,
     incidents: 0,
+    requests: 0,
     report: 0,
     verdict: null,
     quiesced: null,

@@ -51,6 +51,23 @@ export function downstream(
   return inPlanOrder(state.plan, [...seen].filter((n) => include(nodeOf(state.plan, n))));
 }
 
+/** Every artifact ancestor of `id` (transitively), sorted: what its worker may read. */
+export function ancestors(state: RunState, id: NodeId): NodeId[] {
+  const edges = activeEdges(state).filter((e) => e.kind === "artifact");
+  const seen = new Set<NodeId>();
+  const stack = [id];
+  while (stack.length) {
+    const v = stack.pop()!;
+    for (const e of edges) {
+      if (e.to === v && !seen.has(e.from) && e.from !== id) {
+        seen.add(e.from);
+        stack.push(e.from);
+      }
+    }
+  }
+  return [...seen].sort();
+}
+
 export function inPlanOrder(plan: Plan, ids: Iterable<NodeId>): NodeId[] {
   const set = new Set(ids);
   return plan.order.filter((n) => set.has(n));

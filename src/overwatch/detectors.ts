@@ -36,15 +36,18 @@ export interface ProgressTrack {
   value: number | null;
   best: number | null;
   bestStep: number;
+  /** Consecutive observations without a new (step, best). */
   stalled: number;
+  /** (step, best) at the last observation. */
+  seen: { step: number; best: number | null } | null;
 }
 
-/** Progress of a long node: (step, best_dev) from new metric points; `hung` when frozen K_FREEZE ticks. */
-export function trackProgress(
-  prev: ProgressTrack,
+/** Step, value and best after `points`, starting from `prev` (best in the protocol's direction). */
+export function advance(
+  prev: Pick<ProgressTrack, "step" | "value" | "best" | "bestStep">,
   points: readonly { step: number; value: number }[],
   direction: Direction,
-): ProgressTrack & { hung: boolean } {
+): Pick<ProgressTrack, "step" | "value" | "best" | "bestStep"> {
   let { step, value, best, bestStep } = prev;
   for (const p of points) {
     step = p.step;
@@ -54,17 +57,32 @@ export function trackProgress(
       bestStep = p.step;
     }
   }
-  const moved = step !== prev.step || best !== prev.best;
-  // Until the attempt has written its first metric line (`value` is reset on every start), it is starting
-  // up, not hanging; a trainer that never starts is caught by its tick budget.
-  const stalled = moved || value === null ? 0 : prev.stalled + 1;
-  return { step, value, best, bestStep, stalled, hung: stalled >= K_FREEZE };
+  return { step, value, best, bestStep };
+}
+
+/**
+ * Progress of a long node. Metric points always advance (step, best); the stall count moves only at an
+ * observation — every tick on the mock path, every `observe_every` on the real path — so silence is
+ * counted in observations, and a node that never writes a metric line at all is as silent as one that
+ * stopped: `hung` after K_FREEZE observations without a new (step, best).
+ */
+export function trackProgress(
+  prev: ProgressTrack,
+  points: readonly { step: number; value: number }[],
+  direction: Direction,
+  observed = true,
+): ProgressTrack & { hung: boolean } {
+  const next = advance(prev, points, direction);
+  if (!observed) return { ...next, stalled: prev.stalled, seen: prev.seen, hung: false };
+  const moved = prev.seen === null || next.step !== prev.seen.step || next.best !== prev.seen.best;
+  const stalled = moved ? 0 : prev.stalled + 1;
+  return { ...next, stalled, seen: { step: next.step, best: next.best }, hung: stalled >= K_FREEZE };
 }
 
 /**
  * Plateau check at a checkpoint boundary: `flat` counts checkpoints in a row whose best_dev improved on
  * the previous checkpoint's by less than PLATEAU_EPS. It trips after PLATEAU_PATIENCE such checkpoints
- * while best_dev is still below target (a run that already beats the target is never a plateau).
+ * while best_dev is still strictly below target (a run that reaches the target is never a plateau).
  */
 export function checkPlateau(
   prevCkptBest: number | null,
@@ -74,7 +92,8 @@ export function checkPlateau(
   direction: Direction,
 ): { flat: number; plateau: boolean } {
   const next = prevCkptBest === null || improves(prevCkptBest, best, PLATEAU_EPS, direction) ? 0 : flat + 1;
-  const belowTarget = target !== null && !beats(best, target, direction);
+  // Exactly at target is not below it: only a target strictly better than best makes a plateau.
+  const belowTarget = target !== null && beats(target, best, direction);
   return { flat: next, plateau: next >= PLATEAU_PATIENCE && belowTarget };
 }
 

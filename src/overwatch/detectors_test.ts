@@ -38,7 +38,14 @@ Deno.test("trackScope() sees A→B→A as an oscillation, A→B→C as progress"
 });
 
 Deno.test("trackProgress() trips hung at exactly K_FREEZE ticks of unchanged (step, best)", () => {
-  let p = { step: 0, value: null as number | null, best: null as number | null, bestStep: 0, stalled: 0 };
+  let p = {
+    step: 0,
+    value: null as number | null,
+    best: null as number | null,
+    bestStep: 0,
+    stalled: 0,
+    seen: null as { step: number; best: number | null } | null,
+  };
   p = trackProgress(p, [{ step: 3, value: 0.5 }], "maximize");
   let hung = false;
   for (let i = 0; i < K_FREEZE - 1; i++) ({ hung, ...p } = trackProgress(p, [], "maximize"));
@@ -48,7 +55,7 @@ Deno.test("trackProgress() trips hung at exactly K_FREEZE ticks of unchanged (st
 });
 
 Deno.test("trackProgress() tracks best in the protocol's direction", () => {
-  const start = { step: 0, value: null, best: null, bestStep: 0, stalled: 0 };
+  const start = { step: 0, value: null, best: null, bestStep: 0, stalled: 0, seen: null };
   const pts = [{ step: 1, value: 0.5 }, { step: 2, value: 0.3 }, { step: 3, value: 0.4 }];
   equal(trackProgress(start, pts, "maximize").best, 0.5);
   equal(trackProgress(start, pts, "minimize").best, 0.3);

@@ -7,8 +7,20 @@
  */
 import type { IncidentType, NodeId } from "../graph/types.ts";
 import type { Deviation } from "../gates/comparability.ts";
-import { tupleOf } from "../gates/comparability.ts";
-import type { Ladder, Manifest, Status } from "../model/state.ts";
+import type {
+  BudgetEvidence,
+  CrashInfo,
+  EscapeAttempt,
+  EvidenceMap,
+  FalseCompletionEvidence,
+  FrozenEvidence,
+  OscillationEvidence,
+  PlateauEvidence,
+  StaleReason,
+  SupersededEvidence,
+  SurgeryEvidence,
+} from "../model/evidence.ts";
+import type { Incident, IncidentOf, Ladder, Manifest, Status, Tuple } from "../model/state.ts";
 import { EMPTY_FP, TERMINAL } from "../model/state.ts";
 import { downstream, lapBudget, nodeOf, parents } from "../model/topology.ts";
 import type { Tx } from "../model/tx.ts";
@@ -24,29 +36,39 @@ function setStatus(tx: Tx, id: NodeId, to: Status, cause: IncidentType | null): 
   if (tx.state.nodes[id]!.cause !== cause) tx.emit({ e: "note", node: id, set: { cause } });
 }
 
-function raise(
+function raise<T extends IncidentType>(
   tx: Tx,
-  type: IncidentType,
+  type: T,
   node: NodeId,
-  evidence: Record<string, unknown>,
+  evidence: EvidenceMap[T] | SurgeryEvidence,
   ladder: Ladder = RUNG[type],
   laps?: number,
 ): void {
   const ns = tx.state.nodes[node]!;
-  tx.emit({
-    e: "incident",
-    incident: { tick: tx.tick, type, node, ladder, evidence, laps: laps ?? ns.lap, tokens: ns.tokens },
-  });
+  const incident: IncidentOf<T> = {
+    tick: tx.tick,
+    type,
+    node,
+    ladder,
+    evidence,
+    laps: laps ?? ns.lap,
+    tokens: ns.tokens,
+  };
+  tx.emit({ e: "incident", incident: incident as unknown as Incident });
 }
 
-/** Blocks every non-terminal node downstream of `id`; returns the ids blocked. */
-function blockDownstream(tx: Tx, id: NodeId, cause: IncidentType): NodeId[] {
-  const hit = downstream(tx.state, id).filter((n) => {
+/** Nodes downstream of `id` whose results are live (not yet fused): what a block withholds with it. */
+function liveDownstream(tx: Tx, id: NodeId): NodeId[] {
+  return downstream(tx.state, id).filter((n) => {
     const st = tx.state.nodes[n]!.status;
     return !TERMINAL.has(st) || st === "verified";
   });
+}
+
+function blockWithDownstream(tx: Tx, id: NodeId, cause: IncidentType): void {
+  const hit = liveDownstream(tx, id);
+  setStatus(tx, id, "blocked", cause);
   for (const n of hit) setStatus(tx, n, "blocked", cause);
-  return hit;
 }
 
 /** Admits a ready node: a fresh start clears its scope; a start with `resume` continues a checkpoint. */
@@ -66,6 +88,7 @@ export function admit(tx: Tx, id: NodeId, history: { from: NodeId; step: number;
     from: resume,
   };
   if (resume === null) {
+    tx.emit({ e: "rewind", node: id, step: -1 });
     tx.emit({
       e: "note",
       node: id,
@@ -74,74 +97,75 @@ export function admit(tx: Tx, id: NodeId, history: { from: NodeId; step: number;
         fp: EMPTY_FP,
         trail: [EMPTY_FP],
         step: 0,
+        value: null,
         best: null,
         bestStep: 0,
-        ckpts: [],
+        seen: { step: 0, best: null },
         flat: 0,
         inbox: node.kind === "reactive" ? history : [],
-        delivered: [],
         killAtCkpt: null,
       },
     });
   } else {
-    const step = ns.ckpts.find((c) => c.file === resume)?.step ?? 0;
+    const at = ns.ckpts.find((c) => c.file === resume);
+    const step = at?.step ?? 0;
+    tx.emit({ e: "rewind", node: id, step });
     tx.emit({
       e: "note",
       node: id,
-      set: { ...base, value: null, ckpts: ns.ckpts.filter((c) => c.step <= step) },
+      set: { ...base, value: null, step, seen: { step, best: ns.best } },
     });
   }
   setStatus(tx, id, "running", null);
   tx.act({ a: "start", node: id, attempt, fresh: resume === null, resume });
 }
 
-/** A claim passed its gates: the node's result becomes knowledge. */
-export function verify(tx: Tx, id: NodeId, manifest: Manifest): void {
+/** A claim passed its gates: the node's result becomes knowledge. Returns the tuple it froze, if any. */
+export function verify(tx: Tx, id: NodeId, manifest: Manifest, tuple: Tuple | null): void {
   setStatus(tx, id, "verified", null);
-  tx.emit({ e: "note", node: id, set: { manifest, finishing: false, killAtCkpt: null } });
+  tx.emit({ e: "note", node: id, set: { manifest, finishing: false, killAtCkpt: null, claim: null } });
   tx.act({ a: "snapshot", node: id });
-  const role = nodeOf(tx.state.plan, id).role;
-  const hasHarness = tx.state.plan.nodes.some((n) => n.role === "harness");
-  const tuple = tupleOf(manifest);
-  if (tuple && (role === "harness" || (role === "baseline" && !hasHarness))) {
-    tx.emit({ e: "freeze", tuple, by: id });
-  }
+  if (tuple) tx.emit({ e: "freeze", tuple, by: id });
 }
 
 export interface Claim {
   argv: string[];
-  code: number;
+  code: number | null;
   stdout: string;
   stderr: string;
   workerExit: number | null;
-  manifest: Manifest | null;
+  score: number | null;
   problem?: string;
+  crash?: CrashInfo;
+  observedBest?: number;
 }
 
 const clip = (s: string, n = 2000) => (s.length > n ? s.slice(0, n) + `… (${s.length - n} more chars)` : s);
 
-/** Acceptance refused a claim: bounce within the lap budget while each retry improves, else fuse. */
+/** A claim was refused (or the worker died first): bounce within the lap budget while retries improve, else fuse. */
 export function falseCompletion(tx: Tx, id: NodeId, claim: Claim): void {
   const ns = tx.state.nodes[id]!;
   const { laps, via } = lapBudget(tx.state.plan, id);
   const lapNo = ns.lap + 1;
-  const score = claim.manifest?.score ?? null;
   const dir = tx.state.plan.protocol.direction;
-  const improved = ns.claim === null || (score !== null && improves(ns.claim, score, ACCEPT_EPS, dir));
+  const improved = ns.claim === null ||
+    (claim.score !== null && improves(ns.claim, claim.score, ACCEPT_EPS, dir));
   const exhausted = lapNo >= laps || !improved;
-  const evidence = {
+  const evidence: FalseCompletionEvidence = {
     acceptance: claim.argv,
     exit_code: claim.code,
     stdout: clip(claim.stdout),
     stderr: clip(claim.stderr, 600),
     worker_exit: claim.workerExit,
-    claimed_score: score,
+    claimed_score: claim.score,
     previous_claim: ns.claim,
     required_gain: ACCEPT_EPS,
     lap: lapNo,
     lap_budget: laps,
     via,
     ...(claim.problem ? { problem: claim.problem } : {}),
+    ...(claim.crash ? { crash: claim.crash } : {}),
+    ...(claim.observedBest !== undefined ? { observed_best: claim.observedBest } : {}),
     ...(exhausted
       ? { reason: lapNo >= laps ? "lap budget exhausted" : "retry did not improve by ACCEPT_EPS" }
       : {}),
@@ -153,7 +177,7 @@ export function falseCompletion(tx: Tx, id: NodeId, claim: Claim): void {
   tx.emit({
     e: "note",
     node: id,
-    set: { lap: lapNo, claim: score, resume: long && last ? last.file : null },
+    set: { lap: lapNo, claim: claim.score, resume: long && last ? last.file : null },
   });
   setStatus(tx, id, "pending", "FALSE_COMPLETION");
 }
@@ -162,10 +186,6 @@ export function falseCompletion(tx: Tx, id: NodeId, claim: Claim): void {
 export function comparabilityBlock(tx: Tx, dev: Deviation, at: NodeId): void {
   const frozen = tx.state.frozen!;
   const baseline = tx.state.plan.nodes.find((n) => n.role === "baseline")?.id ?? null;
-  const blocked = downstream(tx.state, dev.node).filter((n) =>
-    !TERMINAL.has(tx.state.nodes[n]!.status) ||
-    tx.state.nodes[n]!.status === "verified"
-  );
   raise(tx, "COMPARABILITY_BLOCK", dev.node, {
     field: dev.field,
     expected: dev.expected,
@@ -174,50 +194,42 @@ export function comparabilityBlock(tx: Tx, dev: Deviation, at: NodeId): void {
     gate: at === dev.node ? `${dev.node} results.json` : `artifact edge ${dev.node}→${at}`,
     manifest: `nodes/${nodeOf(tx.state.plan, dev.node).scope}/results.json`,
     baseline_stands: baseline,
-    blocked: [dev.node, ...blocked],
+    blocked: [dev.node, ...liveDownstream(tx, dev.node)],
   });
-  setStatus(tx, dev.node, "blocked", "COMPARABILITY_BLOCK");
-  blockDownstream(tx, dev.node, "COMPARABILITY_BLOCK");
+  blockWithDownstream(tx, dev.node, "COMPARABILITY_BLOCK");
 }
 
-export interface Escape {
-  path: string;
-  op: string;
-  stopped_by: string | null;
-  reverted: boolean;
-}
-
-/** A node wrote (or tried to write) outside its lane: blame it and stop it; the write was blocked or reverted. */
+/** A node wrote (or tried to write) outside its lane: blame and stop it; the write was refused or reverted. */
 export function scopeViolation(
   tx: Tx,
   writer: NodeId | null,
   victim: NodeId | null,
-  escapes: Escape[],
+  attempts: EscapeAttempt[],
+  opts: { unattributed?: string; irreparable?: string[] } = {},
 ): void {
   const node = writer ?? victim!;
-  const blocked = writer ? [writer, ...downstream(tx.state, writer)] : [];
   raise(tx, "SCOPE_VIOLATION", node, {
     writer: writer ?? "unattributed",
     scope: writer ? `nodes/${nodeOf(tx.state.plan, writer).scope}` : null,
-    paths: escapes.map((e) => e.path),
-    attempts: escapes,
-    blocked: blocked.filter((n) =>
-      !TERMINAL.has(tx.state.nodes[n]!.status) || tx.state.nodes[n]!.status === "verified"
-    ),
+    paths: attempts.map((e) => e.path),
+    attempts,
+    blocked: writer ? [writer, ...liveDownstream(tx, writer)] : [],
+    ...(opts.unattributed ? { unattributed: opts.unattributed } : {}),
+    ...(opts.irreparable?.length ? { irreparable: opts.irreparable } : {}),
   });
-  if (!writer) return;
-  setStatus(tx, writer, "blocked", "SCOPE_VIOLATION");
-  blockDownstream(tx, writer, "SCOPE_VIOLATION");
+  if (writer) blockWithDownstream(tx, writer, "SCOPE_VIOLATION");
 }
 
 /** A long node's (step, best_dev) froze: restart once from the best checkpoint, then fuse. */
-export function hung(tx: Tx, id: NodeId): void {
+export function hung(tx: Tx, id: NodeId, observeEvery: string | undefined): void {
   const ns = tx.state.nodes[id]!;
   const best = bestCheckpoint(ns.ckpts, tx.state.plan.protocol.direction);
   const evidence = {
     step: ns.step,
     best_dev: ns.best,
     stalled_ticks: ns.stalled,
+    ...(observeEvery ? { observe_every: observeEvery } : {}),
+    ...(ns.value === null ? { silent_from_start: true as const } : {}),
     restarts: ns.restarts,
     max_restarts: HUNG_MAX_RESTARTS,
     best_ckpt: best?.file ?? null,
@@ -227,6 +239,7 @@ export function hung(tx: Tx, id: NodeId): void {
     raise(tx, "HUNG_RESTART", id, { ...evidence, resume_from: resume }, "bounce");
     const step = best?.step ?? 0;
     const attempt = ns.attempt + 1;
+    tx.emit({ e: "rewind", node: id, step: resume === null ? -1 : step });
     tx.emit({
       e: "note",
       node: id,
@@ -236,9 +249,11 @@ export function hung(tx: Tx, id: NodeId): void {
         started: tx.tick,
         stalled: 0,
         value: null,
-        ckpts: ns.ckpts.filter((c) => c.step <= step),
+        step: resume === null ? 0 : step,
+        seen: { step: resume === null ? 0 : step, best: resume === null ? null : ns.best },
         from: resume,
         cause: "HUNG_RESTART",
+        ...(resume === null ? { best: null, bestStep: 0, flat: 0 } : {}),
       },
     });
     tx.act({ a: "stop", node: id });
@@ -250,11 +265,16 @@ export function hung(tx: Tx, id: NodeId): void {
 }
 
 /** Plateau below target at a checkpoint boundary: kill, keep the best checkpoint, free the gpu. */
-export function plateau(tx: Tx, id: NodeId, evidence: Record<string, unknown>): void {
+export function plateau(
+  tx: Tx,
+  id: NodeId,
+  at: Pick<PlateauEvidence, "ckpt" | "step" | "previous_ckpt_best" | "target" | "flat_ckpts">,
+): void {
   const ns = tx.state.nodes[id]!;
   const best = bestCheckpoint(ns.ckpts, tx.state.plan.protocol.direction);
   raise(tx, "PLATEAU_TRIP", id, {
-    ...evidence,
+    ...at,
+    freed: "gpu",
     best_dev: ns.best,
     best_ckpt: best?.file ?? null,
     kept: best?.file ?? null,
@@ -262,8 +282,8 @@ export function plateau(tx: Tx, id: NodeId, evidence: Record<string, unknown>): 
   setStatus(tx, id, "plateaued", "PLATEAU_TRIP");
 }
 
-/** The question is answered: a still-training branch is killed at its checkpoint boundary. */
-export function supersede(tx: Tx, id: NodeId, evidence: Record<string, unknown>): void {
+/** The question is answered: a training branch is killed at its checkpoint boundary, or never started. */
+export function supersede(tx: Tx, id: NodeId, evidence: SupersededEvidence): void {
   raise(tx, "SUPERSEDED_KILL", id, evidence);
   setStatus(tx, id, "superseded", "SUPERSEDED_KILL");
 }
@@ -272,51 +292,107 @@ export function supersede(tx: Tx, id: NodeId, evidence: Record<string, unknown>)
 export function bounce(
   tx: Tx,
   id: NodeId,
-  type: "OSCILLATION_TRIP" | "BUDGET_TRIP",
-  evidence: Record<string, unknown>,
-) {
+  trip:
+    | { type: "OSCILLATION_TRIP"; evidence: Omit<OscillationEvidence, "lap" | "lap_budget" | "via"> }
+    | { type: "BUDGET_TRIP"; evidence: Omit<FrozenEvidence, "lap" | "lap_budget" | "via"> },
+): void {
   const ns = tx.state.nodes[id]!;
   const { laps, via } = lapBudget(tx.state.plan, id);
   const lapNo = ns.lap + 1;
   const exhausted = lapNo >= laps;
-  raise(
-    tx,
-    type,
-    id,
-    { ...evidence, lap: lapNo, lap_budget: laps, via },
-    exhausted ? "fuse" : "bounce",
-    lapNo,
-  );
-  if (exhausted) return setStatus(tx, id, "killed", type);
+  const ladder = exhausted ? "fuse" : "bounce";
+  const meter = { lap: lapNo, lap_budget: laps, via };
+  if (trip.type === "OSCILLATION_TRIP") {
+    raise(tx, trip.type, id, { ...trip.evidence, ...meter }, ladder, lapNo);
+  } else raise(tx, trip.type, id, { ...trip.evidence, ...meter }, ladder, lapNo);
+  if (exhausted) return setStatus(tx, id, "killed", trip.type);
   tx.emit({ e: "note", node: id, set: { lap: lapNo } });
-  setStatus(tx, id, type === "OSCILLATION_TRIP" ? "oscillating" : "stuck", type);
+  setStatus(tx, id, trip.type === "OSCILLATION_TRIP" ? "oscillating" : "stuck", trip.type);
 }
 
-/** A hard budget (ticks or tokens) ran out: fuse. */
-export function overBudget(tx: Tx, id: NodeId, evidence: Record<string, unknown>): void {
+/** A hard budget (ticks, wall time or tokens) ran out: fuse. */
+export function overBudget(tx: Tx, id: NodeId, evidence: BudgetEvidence): void {
   raise(tx, "BUDGET_TRIP", id, evidence, "fuse");
   setStatus(tx, id, "killed", "BUDGET_TRIP");
 }
 
-/** Reopen (stale cascade) or taint (sparing role train): demote the closure so it re-runs. */
-export function invalidate(tx: Tx, id: NodeId, kind: "reopen" | "taint"): void {
+/**
+ * Reopen (stale cascade) or taint (sparing role train): demote `id` and its closure so they re-run. Long
+ * nodes named in `resumeAt` restart from that checkpoint instead of from scratch (spared training).
+ */
+export function invalidate(
+  tx: Tx,
+  id: NodeId,
+  kind: "reopen" | "taint",
+  why: { reason: StaleReason; note?: string; changed?: string[]; also?: NodeId[] },
+): void {
   const spare = kind === "taint";
   const closure = downstream(tx.state, id, (n) => !(spare && n.role === "train"));
   const spared = spare
     ? downstream(tx.state, id).filter((n) => nodeOf(tx.state.plan, n).role === "train")
     : [];
-  const hit = [id, ...closure].filter((n) => tx.state.nodes[n]!.status !== "pending");
-  const before = Object.fromEntries(hit.map((n) => [n, tx.state.nodes[n]!.status]));
-  if (kind === "reopen") raise(tx, "STALE_CASCADE", id, { reopened: id, demoted: hit, was: before });
-  else raise(tx, "TAINT_INVALIDATION", id, { tainted: id, invalidated: hit, spared, was: before });
-  for (const n of hit) {
-    tx.emit({
-      e: "note",
-      node: n,
-      set: { lap: 0, claim: null, restarts: 0, resume: null, killAtCkpt: null, finishing: false },
-    });
-    setStatus(tx, n, "stale", kind === "reopen" ? "STALE_CASCADE" : "TAINT_INVALIDATION");
+  const hit = [...new Set([id, ...closure, ...(why.also ?? [])])].filter((n) =>
+    tx.state.nodes[n]!.status !== "pending" && tx.state.nodes[n]!.spawned
+  );
+  const was = Object.fromEntries(hit.map((n) => [n, tx.state.nodes[n]!.status]));
+  const extra = {
+    reason: why.reason,
+    ...(why.note ? { note: why.note } : {}),
+    ...(why.changed?.length ? { changed: why.changed } : {}),
+  };
+  if (kind === "reopen") raise(tx, "STALE_CASCADE", id, { reopened: id, demoted: hit, was, ...extra });
+  else raise(tx, "TAINT_INVALIDATION", id, { tainted: id, invalidated: hit, spared, was, ...extra });
+  for (const n of hit) demote(tx, n, kind === "reopen" ? "STALE_CASCADE" : "TAINT_INVALIDATION", false);
+}
+
+/**
+ * Marks a node stale so it re-runs. Its progress and checkpoints are forgotten (a re-admitted reader must
+ * never see the old attempt's files), unless `keepLast`: then it resumes from its last checkpoint.
+ */
+function demote(tx: Tx, n: NodeId, cause: IncidentType, keepLast: boolean): void {
+  const ns = tx.state.nodes[n]!;
+  const last = keepLast ? ns.ckpts.at(-1)?.file ?? null : null;
+  if (!last) tx.emit({ e: "rewind", node: n, step: -1 });
+  tx.emit({
+    e: "note",
+    node: n,
+    set: {
+      lap: 0,
+      claim: null,
+      restarts: 0,
+      resume: last,
+      killAtCkpt: null,
+      finishing: false,
+      manifest: null,
+      inbox: [],
+      ...(last ? {} : { step: 0, value: null, best: null, bestStep: 0, flat: 0, stalled: 0 }),
+    },
+  });
+  setStatus(tx, n, "stale", cause);
+}
+
+/**
+ * The tuple was frozen again with different values (the harness re-ran after a taint or reopen). Results
+ * verified under the old tuple are outdated, not deviant: they re-run under the new one, training from its
+ * last checkpoint (its compute is spared); one that never matched either tuple is a deviator and is blocked.
+ */
+export function refreeze(
+  tx: Tx,
+  by: NodeId,
+  outdated: NodeId[],
+  deviators: Deviation[],
+): void {
+  for (const d of deviators) {
+    if (tx.state.nodes[d.node]!.status === "verified") comparabilityBlock(tx, d, d.node);
   }
+  const live = outdated.filter((n) => tx.state.nodes[n]!.status === "verified");
+  if (!live.length) return;
+  const closure = [...new Set(live.flatMap((n) => [n, ...downstream(tx.state, n)]))].filter((n) =>
+    tx.state.nodes[n]!.status !== "pending" && tx.state.nodes[n]!.spawned && n !== by
+  );
+  const was = Object.fromEntries(closure.map((n) => [n, tx.state.nodes[n]!.status]));
+  raise(tx, "STALE_CASCADE", by, { reopened: by, demoted: closure, was, reason: "protocol re-frozen" });
+  for (const n of closure) demote(tx, n, "STALE_CASCADE", nodeOf(tx.state.plan, n).kind === "long");
 }
 
 /** Graph surgery: grow a spawn_only node on the live graph, funded by what `cause` freed. */

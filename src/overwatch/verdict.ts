@@ -1,78 +1,138 @@
 /**
- * The verdict: a pure function of the run state. A method that beats the baseline must be verified (and so
- * comparable); a blocked or false-completing method is withheld, never reported as a negative result.
+ * The verdict: one pure function of the run state, which the supervisor records, the report and the
+ * terminal render, and the dashboard shows — so they cannot disagree. The rules (ARCHITECTURE.md, "The
+ * verdict"), applied to every training method in plan order:
+ *
+ * 1. Nothing is compared without a frozen comparability tuple, a verified baseline with a score, and
+ *    tuples on both sides equal to the frozen one.
+ * 2. A method is *answered* when it is verified, comparable, and beats the baseline strictly.
+ * 3. A method is *withheld* when it is blocked (not comparable, out of lane) or fused for false completion.
+ * 4. A method is *negative* when it is verified or plateaued or killed as hung, and its best score does not
+ *    beat the baseline. An unverified best that beats the baseline decides nothing.
+ * 5. RESEARCH ANSWERED if any method is answered, else RESULT WITHHELD if any is withheld, else NEGATIVE
+ *    RESULT if any is negative, else NO VERDICT with the reason.
  *
  * @module
  */
-import type { NodeId } from "../graph/types.ts";
-import type { RunState, Verdict } from "../model/state.ts";
+import type { Direction, NodeId } from "../graph/types.ts";
+import { tupleOf } from "../gates/comparability.ts";
+import type { Judgement, MethodJudgement, MethodOutcome } from "../model/judgement.ts";
+import type { NodeState, RunState, Tuple } from "../model/state.ts";
 import { beats } from "./detectors.ts";
 
-export interface Judgement {
-  verdict: Verdict;
-  detail: Record<string, unknown>;
+const WITHHELD = new Set(["COMPARABILITY_BLOCK", "SCOPE_VIOLATION"]);
+
+function sameTuple(a: Tuple | undefined, b: Tuple | null): boolean {
+  return !!a && !!b && a.data_hash === b.data_hash && a.split_hash === b.split_hash &&
+    a.protocol_version === b.protocol_version && a.seed === b.seed;
 }
 
-const WITHHELD_CAUSES = new Set(["COMPARABILITY_BLOCK", "SCOPE_VIOLATION", "FALSE_COMPLETION"]);
+const finite = (x: unknown): x is number => typeof x === "number" && Number.isFinite(x);
 
-/** Score a method stands on: its accepted manifest, else its best dev metric seen. */
-function methodScore(state: RunState, id: NodeId): number | null {
-  const ns = state.nodes[id]!;
-  return ns.manifest?.score ?? ns.best;
+function judgeMethod(
+  id: NodeId,
+  ns: NodeState,
+  frozen: Tuple | null,
+  base: number,
+  dir: Direction,
+): MethodJudgement {
+  const m = ns.manifest;
+  const comparable = ns.status === "verified" && m !== null && sameTuple(tupleOf(m), frozen);
+  const score = comparable && finite(m!.score) ? m!.score : null;
+  const best = score ?? ns.best;
+  const out = { node: id, status: ns.status, cause: ns.cause, score, best, best_step: ns.bestStep };
+  const beatsBase = best !== null && beats(best, base, dir);
+  if (score !== null && beatsBase) {
+    return { ...out, outcome: "answered", why: "verified and beats the baseline" };
+  }
+  if (ns.status === "blocked" && ns.cause && WITHHELD.has(ns.cause)) {
+    return { ...out, outcome: "withheld", why: `blocked (${ns.cause})` };
+  }
+  if (ns.status === "killed" && ns.cause === "FALSE_COMPLETION") {
+    return { ...out, outcome: "withheld", why: "its claims failed acceptance until fused" };
+  }
+  if (ns.status === "verified" && score === null) {
+    return {
+      ...out,
+      outcome: "undecided",
+      why: "verified, but its manifest is not comparable to the frozen tuple",
+    };
+  }
+  const failed = ns.status === "verified" || ns.status === "plateaued" ||
+    (ns.status === "killed" && ns.cause === "HUNG_RESTART");
+  if (failed && best !== null && !beatsBase) {
+    return { ...out, outcome: "negative", why: "its best does not beat the baseline" };
+  }
+  if (failed && beatsBase) {
+    return {
+      ...out,
+      outcome: "undecided",
+      why: `${ns.status} with an unverified best that beats the baseline`,
+    };
+  }
+  return { ...out, outcome: "undecided", why: `${ns.status}${ns.cause ? ` (${ns.cause})` : ""}` };
 }
 
 export function judge(state: RunState): Judgement {
   const { plan } = state;
   const dir = plan.protocol.direction;
   const baseline = plan.nodes.find((n) => n.role === "baseline");
-  const methods = plan.nodes.filter((n) => n.role === "train" && state.nodes[n.id]!.spawned).map((n) => n.id);
-  const base = baseline ? state.nodes[baseline.id]! : undefined;
-  const baseScore = base?.status === "verified" ? base.manifest?.score ?? null : null;
-  const detail: Record<string, unknown> = {
-    baseline: baseline?.id ?? null,
-    baseline_score: baseScore,
-    metric: plan.protocol.metric,
-  };
-  if (baseScore === null) {
-    return { verdict: "NO VERDICT", detail: { ...detail, reason: "baseline not verified" } };
+  const bs = baseline ? state.nodes[baseline.id]! : undefined;
+  const frozen = state.frozen;
+  const baseScore = bs?.status === "verified" && bs.manifest && finite(bs.manifest.score)
+    ? bs.manifest.score
+    : null;
+  const head = { metric: plan.protocol.metric, direction: dir, baseline: baseline?.id ?? null };
+  const none = (reason: string): Judgement => ({
+    verdict: "NO VERDICT",
+    detail: { ...head, baseline_score: baseScore, reason, methods: [] },
+  });
+  if (!frozen) return none("no comparability tuple was frozen");
+  if (!baseline) return none("the plan has no baseline");
+  if (baseScore === null) return none(`baseline ${baseline.id} is not verified with a score`);
+  if (!sameTuple(tupleOf(bs!.manifest!), frozen)) {
+    return none(`baseline ${baseline.id}'s tuple differs from the frozen one`);
   }
-
-  for (const m of methods) {
-    const ns = state.nodes[m]!;
-    const score = ns.manifest?.score;
-    if (ns.status === "verified" && score !== undefined && beats(score, baseScore, dir)) {
-      return { verdict: "RESEARCH ANSWERED", detail: { ...detail, method: m, score } };
-    }
+  const methods = plan.order.filter((id) => plan.nodes.find((n) => n.id === id)!.role === "train")
+    .filter((id) => state.nodes[id]!.spawned)
+    .map((id) => judgeMethod(id, state.nodes[id]!, frozen, baseScore, dir));
+  const detail = { ...head, baseline_score: baseScore, methods };
+  const first = (o: MethodOutcome) => methods.find((m) => m.outcome === o);
+  const answered = first("answered");
+  if (answered) {
+    return {
+      verdict: "RESEARCH ANSWERED",
+      detail: { ...detail, method: answered.node, score: answered.score! },
+    };
   }
-  for (const m of methods) {
-    const ns = state.nodes[m]!;
-    const withheld = ns.status === "blocked" || (ns.status === "killed" && ns.cause === "FALSE_COMPLETION");
-    if (withheld && ns.cause && WITHHELD_CAUSES.has(ns.cause)) {
-      return {
-        verdict: "RESULT WITHHELD",
-        detail: { ...detail, method: m, cause: ns.cause, baseline_stands: true },
-      };
-    }
+  const withheld = first("withheld");
+  if (withheld) {
+    return {
+      verdict: "RESULT WITHHELD",
+      detail: { ...detail, method: withheld.node, cause: withheld.cause ?? "", baseline_stands: true },
+    };
   }
-  for (const m of methods) {
-    const ns = state.nodes[m]!;
-    const score = methodScore(state, m);
-    // A hang is a failure to make progress, so it counts against the method; a budget fuse does not
-    // say the method is worse, only that the run stopped it.
-    const failed = ns.status === "verified" || ns.status === "plateaued" ||
-      (ns.status === "killed" && ns.cause === "HUNG_RESTART");
-    if (failed && score !== null) {
-      return {
-        verdict: "NEGATIVE RESULT",
-        detail: { ...detail, method: m, best_score: score, status: ns.status, best_step: ns.bestStep },
-      };
-    }
+  const negative = first("negative");
+  if (negative) {
+    return {
+      verdict: "NEGATIVE RESULT",
+      detail: {
+        ...detail,
+        method: negative.node,
+        best_score: negative.best!,
+        best_step: negative.best_step,
+        status: negative.status,
+      },
+    };
   }
-  return { verdict: "NO VERDICT", detail: { ...detail, reason: "no method reached a decidable state" } };
+  const reason = methods.length
+    ? methods.map((m) => `${m.node}: ${m.why}`).join("; ")
+    : "no method reached a decidable state";
+  return { verdict: "NO VERDICT", detail: { ...detail, reason } };
 }
 
-/** True once a method is verified, comparable and beats the verified baseline. */
+/** The method that answered the question, once one is verified, comparable and beats the verified baseline. */
 export function answered(state: RunState): NodeId | null {
   const j = judge(state);
-  return j.verdict === "RESEARCH ANSWERED" ? j.detail.method as NodeId : null;
+  return j.verdict === "RESEARCH ANSWERED" ? j.detail.method ?? null : null;
 }

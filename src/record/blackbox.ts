@@ -9,8 +9,18 @@ import type { Event, ReplayLine } from "../model/events.ts";
 import { canonical, canonicalPretty } from "../model/json.ts";
 import type { Incident, RunState } from "../model/state.ts";
 import { appendDurable, LatestWriter, writeAtomic } from "../runtime/atomic.ts";
+import { CHAIN_FILE, GENESIS, lineHash, readHead } from "./chain.ts";
 import { finalState, parseReplay } from "./replay.ts";
 import { renderReport } from "./report.ts";
+
+/** state.json is rewritten at most this often while a run goes (replay.jsonl is the authority; the last
+ * state is always written at the end), so a long run of a large plan does not rewrite it every tick. */
+const STATE_EVERY_MS = 1000;
+
+/** The black box was tampered with: a line edited, dropped, inserted or appended by someone else. */
+export class TamperedError extends Error {
+  override name = "TamperedError";
+}
 
 /** What reopening a black box after a crash found and repaired. */
 export interface Recovery {
@@ -32,16 +42,24 @@ export const FILES = {
 
 export class BlackBox {
   readonly incidents: Incident[] = [];
-  /** state.json: replaced atomically and fsynced every tick, in the background so the loop does not wait. */
+  /** state.json: replaced atomically and fsynced, in the background so the loop does not wait. */
   readonly #state: LatestWriter;
+  /** The chain's head: hash of the last line written, and how many lines there are. */
+  #head = GENESIS;
+  #lines = 0;
+  #pending: RunState | null = null;
+  #lastState = 0;
 
   constructor(readonly runDir: string) {
     Deno.mkdirSync(`${runDir}/report`, { recursive: true });
+    Deno.mkdirSync(`${runDir}/.arrow`, { recursive: true });
     this.#state = new LatestWriter(`${runDir}/${FILES.state}`);
   }
 
   /** Waits until the latest state.json is on disk. */
   flush(): Promise<void> {
+    if (this.#pending) this.#state.write(canonicalPretty(this.#pending));
+    this.#pending = null;
     return this.#state.flush();
   }
 
@@ -54,9 +72,17 @@ export class BlackBox {
 
   /** Persists one tick: replay line, incidents, state.json, and the report when its version moved. */
   append(line: ReplayLine, state: RunState): void {
-    // Written through to the OS every tick (a killed arrow loses nothing); not fsynced: state.json is, and a
-    // power cut can at worst cost the last ticks, which a resume runs again.
-    appendDurable(`${this.runDir}/${FILES.replay}`, canonical(line) + "\n", false);
+    // Written through to the OS every tick (a killed arrow loses nothing); not fsynced: a power cut can at
+    // worst cost the last ticks, which a resume runs again.
+    const text = canonical({ ...line, prev: this.#head });
+    appendDurable(`${this.runDir}/${FILES.replay}`, text + "\n", false);
+    this.#head = lineHash(text);
+    this.#lines++;
+    writeAtomic(
+      `${this.runDir}/${CHAIN_FILE}`,
+      JSON.stringify({ lines: this.#lines, head: this.#head }),
+      false,
+    );
     const incidents = line.events.filter((e): e is Extract<Event, { e: "incident" }> => e.e === "incident")
       .map((e) => e.incident);
     this.incidents.push(...incidents);
@@ -67,7 +93,12 @@ export class BlackBox {
       incidents.map((i) => canonical(i) + "\n").join(""),
       false,
     );
-    this.#state.write(canonicalPretty(state));
+    const now = Date.now();
+    if (line.tick === 0 || state.verdict !== null || now - this.#lastState >= STATE_EVERY_MS) {
+      this.#state.write(canonicalPretty(state));
+      this.#pending = null;
+      this.#lastState = now;
+    } else this.#pending = state;
     if (line.tick === 0 || line.events.some((e) => e.e === "report")) this.writeReport(state);
   }
 
@@ -88,6 +119,8 @@ export class BlackBox {
     if (!parsed.lines.length) {
       throw new SyntaxError(`Cannot resume ${this.runDir}: replay.jsonl has no complete tick`);
     }
+    const tamper = chainProblem(parsed, readHead(this.runDir));
+    if (tamper) throw new TamperedError(`Cannot resume ${this.runDir}: replay.jsonl ${tamper}`);
     const state = finalState(parsed.lines);
     const incidents = parsed.lines.flatMap((l) =>
       l.events.filter((e): e is Extract<Event, { e: "incident" }> => e.e === "incident").map((e) =>
@@ -121,10 +154,42 @@ export class BlackBox {
       if (stateFile !== "ok") writeAtomic(`${this.runDir}/${FILES.state}`, rebuiltState);
     }
     this.incidents.splice(0, this.incidents.length, ...incidents);
+    this.#head = parsed.head;
+    this.#lines = parsed.lines.length;
     return { state, torn: parsed.torn, stateFile, incidentsRepaired };
   }
 
   writeReport(state: RunState): void {
     writeAtomic(`${this.runDir}/${FILES.report}`, renderReport(state, this.incidents), false);
   }
+}
+
+/**
+ * What is wrong with a replay's chain, or null: a line that does not follow from the one before it, or a
+ * file that does not end where arrow last wrote (lines appended by someone else, or the last one edited).
+ */
+export function chainProblem(
+  parsed: { lines: ReplayLine[]; head: string; broken?: { line: number; reason: string } },
+  head: { lines: number; head: string } | null,
+): string | null {
+  if (parsed.broken) {
+    const n = parsed.broken.line;
+    return `line ${n} ${parsed.broken.reason} (line ${
+      n - 1
+    } or ${n} was edited, or lines were dropped or inserted there)`;
+  }
+  if (!head) return null;
+  const n = parsed.lines.length;
+  // A crash between appending a line and recording the head leaves exactly one line past it, chained to it.
+  const crashed = n === head.lines + 1 && parsed.lines[n - 1]!.prev === head.head;
+  if (n > head.lines && !crashed) {
+    return `has ${n - head.lines} line(s) after line ${head.lines} that arrow never wrote`;
+  }
+  if (n < head.lines) {
+    return `ends at line ${n}, but arrow wrote ${head.lines} lines: the last ${head.lines - n} were dropped`;
+  }
+  if (parsed.lines.length === head.lines && parsed.head !== head.head) {
+    return `line ${head.lines}, the last one, differs from what arrow wrote`;
+  }
+  return null;
 }

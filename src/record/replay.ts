@@ -5,8 +5,9 @@
  * @module
  */
 import type { ReplayLine } from "../model/events.ts";
-import { apply, applyTick } from "../model/reduce.ts";
+import { applyTick, initial } from "../model/reduce.ts";
 import type { RunState } from "../model/state.ts";
+import { GENESIS, lineHash } from "./chain.ts";
 
 export interface ParsedReplay {
   lines: ReplayLine[];
@@ -14,12 +15,25 @@ export interface ParsedReplay {
   torn: number;
   /** Length in bytes of the intact prefix (what a resume truncates the file to). */
   intact: number;
+  /** Hash of the last complete line (the chain's head). */
+  head: string;
+  /** Where the hash chain breaks: the 1-based line that does not follow from the line before it. */
+  broken?: { line: number; reason: string };
 }
 
 export function parseReplay(text: string): ParsedReplay {
   const lines: ReplayLine[] = [];
   let pos = 0;
   let n = 0;
+  let head = GENESIS;
+  let broken: ParsedReplay["broken"];
+  const done = (torn: number, intactText: string): ParsedReplay => ({
+    lines,
+    torn,
+    intact: new TextEncoder().encode(intactText).length,
+    head,
+    ...(broken ? { broken } : {}),
+  });
   while (pos < text.length) {
     const nl = text.indexOf("\n", pos);
     const end = nl < 0 ? text.length : nl;
@@ -32,36 +46,30 @@ export function parseReplay(text: string): ParsedReplay {
       parsed = undefined;
     }
     if (!parsed || typeof parsed.tick !== "number" || !Array.isArray(parsed.events)) {
-      if (nl < 0 || text.slice(end + 1).trim() === "") {
-        return {
-          lines,
-          torn: text.length - pos,
-          intact: new TextEncoder().encode(text.slice(0, pos)).length,
-        };
-      }
+      if (nl < 0 || text.slice(end + 1).trim() === "") return done(text.length - pos, text.slice(0, pos));
       throw new SyntaxError(`replay.jsonl:${n}: not a replay line`);
     }
-    if (nl < 0) {
-      return { lines, torn: text.length - pos, intact: new TextEncoder().encode(text.slice(0, pos)).length };
+    if (nl < 0) return done(text.length - pos, text.slice(0, pos));
+    if (!broken && parsed.prev !== head) {
+      broken = {
+        line: n,
+        reason: parsed.prev === undefined
+          ? "it carries no hash of the line before it"
+          : "it does not follow from the line before it (a line was edited, dropped or inserted here)",
+      };
     }
+    head = lineHash(raw);
     lines.push(parsed);
     pos = nl + 1;
   }
-  return { lines, torn: 0, intact: new TextEncoder().encode(text).length };
+  return done(0, text);
 }
 
 /** Yields the state after each line (the same object, mutated: clone it to keep one). */
 export function* states(lines: readonly ReplayLine[]): Generator<{ line: ReplayLine; state: RunState }> {
   let state: RunState | undefined;
   for (const line of lines) {
-    if (!state) {
-      const init = line.events[0];
-      if (init?.e !== "init") throw new SyntaxError("replay.jsonl:1: the first line has no init event");
-      state = applyTick(apply(undefined as unknown as RunState, init), {
-        tick: line.tick,
-        events: line.events.slice(1),
-      });
-    } else state = applyTick(state, line);
+    state = state ? applyTick(state, line) : initial(line);
     yield { line, state };
   }
 }

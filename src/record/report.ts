@@ -1,53 +1,88 @@
 /**
- * The anytime report: markdown rendered from the verified set and the black box, so pulling the plug at any
- * moment leaves a complete account of what is currently known, what was refused and why.
+ * The anytime report: markdown rendered from the verified set, the verdict's judgement and the black box,
+ * so pulling the plug at any moment leaves a complete account of what is currently known, what was refused
+ * and why. The verdict section renders the judgement (overwatch/verdict.ts) and nothing else, so it cannot
+ * say something the verdict does not. Plan- and worker-supplied text is escaped: it cannot forge a heading.
  *
  * @module
  */
+import { isSurgery } from "../model/evidence.ts";
 import type { Incident, RunState } from "../model/state.ts";
 import { judge } from "../overwatch/verdict.ts";
+import { mdInline, mdText } from "./md_escape.ts";
+import { narrate } from "./narrate.ts";
 
 const fmt = (
   x: unknown,
 ) => (typeof x === "number" ? (Number.isInteger(x) ? String(x) : x.toFixed(4)) : String(x ?? "—"));
-const short = (h: unknown) => (typeof h === "string" ? h.slice(0, 12) : "—");
-const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+const short = (h: unknown) => (typeof h === "string" ? mdInline(h.slice(0, 12)) : "—");
+const cell = (s: unknown) => mdInline(String(s ?? "—"), { max: 200 });
+
+/** The data set the run used, when the plan's data node names a file (arrow run --data). */
+function dataset(state: RunState): string | null {
+  for (const n of state.plan.nodes) {
+    const w = n.worker;
+    if (n.role === "data" && w?.type === "builtin" && typeof w.args?.csv === "string") {
+      return `Data: ${cell(String(w.args.csv).split("/").pop())}, target ${cell(w.args.target)}.`;
+    }
+  }
+  return null;
+}
 
 export function renderReport(state: RunState, incidents: readonly Incident[]): string {
   const { plan } = state;
   const j = judge(state);
   const final = state.verdict !== null;
   const lines: string[] = [];
-  lines.push(`# Anytime report — ${state.scenario}`, "");
+  lines.push(`# Anytime report — ${mdInline(state.scenario)}`, "");
   lines.push(`Version ${state.report}, tick ${state.tick}, ${final ? "final" : "run in progress"}.`, "");
-  lines.push(`**Question.** ${plan.question}`, "");
+  lines.push(`**Question.**`, "", mdText(plan.question, { max: 2000 }), "");
+  const frozen = state.frozen;
   lines.push(
-    `**Protocol.** ${plan.protocol.version}: ${plan.protocol.metric}, ${plan.protocol.direction}` +
-      (state.frozen
-        ? `; frozen by ${state.frozen.by} (data ${short(state.frozen.data_hash)}, split ${
-          short(state.frozen.split_hash)
-        }, seed ${state.frozen.seed})`
-        : "; not frozen yet") +
+    `**Protocol.** ${mdInline(plan.protocol.version)}: ${
+      mdInline(plan.protocol.metric)
+    }, ${plan.protocol.direction}` +
+      (frozen
+        ? `; frozen by ${mdInline(frozen.by)} (data ${short(frozen.data_hash)}, split ${
+          short(frozen.split_hash)
+        }, protocol ${mdInline(frozen.protocol_version)}, seed ${frozen.seed})`
+        : "; no comparability tuple frozen yet") +
       ".",
     "",
   );
+  const data = dataset(state);
+  if (data) lines.push(data, "");
   lines.push(`## Verdict: ${state.verdict ?? j.verdict}${final ? "" : " (provisional)"}`, "");
   const d = j.detail;
+  const m = (id: string | undefined) => mdInline(id ?? "—");
   if (j.verdict === "RESEARCH ANSWERED") {
     lines.push(
-      `${d.method} scores ${fmt(d.score)} ${d.metric} against the baseline's ${fmt(d.baseline_score)}.`,
+      `${m(d.method)} scores ${fmt(d.score)} ${mdInline(d.metric)} against the baseline's ${
+        fmt(d.baseline_score)
+      }.`,
     );
   } else if (j.verdict === "NEGATIVE RESULT") {
     lines.push(
-      `${d.method} (${d.status}) reached ${fmt(d.best_score)} ${d.metric} at best (step ${d.best_step}), ` +
+      `${m(d.method)} (${d.status}) reached ${fmt(d.best_score)} ${
+        mdInline(d.metric)
+      } at best (step ${d.best_step}), ` +
         `not beating the baseline's ${fmt(d.baseline_score)}. The best checkpoint is kept.`,
     );
   } else if (j.verdict === "RESULT WITHHELD") {
     lines.push(
-      `${d.method}'s result is withheld (${d.cause}); the baseline's ${fmt(d.baseline_score)} stands.`,
+      `${m(d.method)}'s result is withheld (${d.cause}); the baseline's ${fmt(d.baseline_score)} stands.`,
     );
-  } else lines.push(`No decidable answer yet: ${d.reason}.`);
+  } else lines.push(`No decidable answer: ${mdInline(d.reason ?? "nothing decided yet", { max: 600 })}.`);
   lines.push("");
+  if (d.methods.length) {
+    lines.push("| method | status | score | best | outcome | why |", "|---|---|---|---|---|---|");
+    for (const x of d.methods) {
+      lines.push(
+        `| ${m(x.node)} | ${x.status} | ${fmt(x.score)} | ${fmt(x.best)} | ${x.outcome} | ${cell(x.why)} |`,
+      );
+    }
+    lines.push("");
+  }
 
   lines.push(
     "## Verified knowledge",
@@ -58,11 +93,11 @@ export function renderReport(state: RunState, incidents: readonly Incident[]): s
   const verified = plan.order.filter((id) => state.nodes[id]?.status === "verified");
   for (const id of verified) {
     const n = plan.nodes.find((x) => x.id === id)!;
-    const m = state.nodes[id]!.manifest;
+    const mf = state.nodes[id]!.manifest;
     lines.push(
-      `| ${id} | ${n.role} | ${fmt(m?.score)} | ${short(m?.data_hash)} | ${short(m?.split_hash)} | ${
-        cell(String(m?.protocol_version ?? "—"))
-      } | ${fmt(m?.seed)} |`,
+      `| ${m(id)} | ${n.role} | ${fmt(mf?.score)} | ${short(mf?.data_hash)} | ${short(mf?.split_hash)} | ${
+        cell(mf?.protocol_version)
+      } | ${fmt(mf?.seed)} |`,
     );
   }
   if (!verified.length) lines.push("| — | | | | | | |");
@@ -77,9 +112,9 @@ export function renderReport(state: RunState, incidents: readonly Incident[]): s
     for (const id of refused) {
       const ns = state.nodes[id]!;
       const best = ns.best !== null
-        ? `, best ${plan.protocol.metric} ${fmt(ns.best)} at step ${ns.bestStep}`
+        ? `, best ${mdInline(plan.protocol.metric)} ${fmt(ns.best)} at step ${ns.bestStep}`
         : "";
-      lines.push(`- ${id}: ${ns.status}${ns.cause ? ` (${ns.cause})` : ""}${best}`);
+      lines.push(`- ${m(id)}: ${ns.status}${ns.cause ? ` (${ns.cause})` : ""}${best}`);
     }
     lines.push("");
   }
@@ -87,23 +122,29 @@ export function renderReport(state: RunState, incidents: readonly Incident[]): s
     ["pending", "running"].includes(state.nodes[id]!.status) && state.nodes[id]!.spawned
   );
   if (open.length) {
-    lines.push(
-      "## Open work",
-      "",
-      ...open.map((id) => `- ${id}: ${state.nodes[id]!.status}`),
-      "",
-    );
+    lines.push(final ? "## Never finished" : "## Open work", "");
+    for (const id of open) {
+      const blockers = plan.edges.filter((e) => e.to === id && e.kind === "artifact")
+        .map((e) => e.from).filter((p) => state.nodes[p]!.status !== "verified");
+      const why = final && blockers.length
+        ? ` — waits on ${blockers.map((b) => `${m(b)} (${state.nodes[b]!.status})`).join(", ")}`
+        : "";
+      lines.push(`- ${m(id)}: ${state.nodes[id]!.status}${why}`);
+    }
+    lines.push("");
+  }
+  const unfired = state.faults.filter((f) => !f.fired);
+  if (final && unfired.length) {
+    lines.push("## Faults that never fired", "");
+    for (const f of unfired) lines.push(`- ${f.kind} on ${m(f.node)}`);
+    lines.push("");
   }
 
   lines.push(`## Black box (${incidents.length} incident${incidents.length === 1 ? "" : "s"})`, "");
   for (const i of incidents) {
-    const ev = Object.entries(i.evidence).slice(0, 4).map(([k, v]) => `${k}=${cell(JSON.stringify(v))}`).join(
-      ", ",
-    );
+    const label = isSurgery(i.evidence) ? "graph surgery" : i.type;
     lines.push(
-      `- tick ${i.tick} ${i.type} on ${i.node} (${i.ladder}): ${
-        ev.length > 300 ? ev.slice(0, 300) + "…" : ev
-      }`,
+      `- tick ${i.tick} ${label} on ${m(i.node)} (${i.ladder}): ${mdInline(narrate(i), { max: 300 })}`,
     );
   }
   return lines.join("\n") + "\n";

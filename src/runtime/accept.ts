@@ -1,12 +1,17 @@
 /**
  * Runs a node's acceptance command. Only its exit code decides; stdout and stderr are captured (bounded)
- * as evidence and never parsed. A command that outlives its time limit is killed and counts as exit 124.
+ * as evidence and never parsed — except by `@claim` itself, whose recomputation (built-in, or the plan's
+ * declared evaluator) is Arrow's own check, not the worker's word. A command that outlives its time limit
+ * is killed and counts as exit 124.
  *
  * @module
  */
 import type { PlanNode } from "../graph/types.ts";
-import type { Manifest, RunState } from "../model/state.ts";
-import { acceptanceCommand, scopeDir } from "./launch.ts";
+import type { RunState } from "../model/state.ts";
+import { ACCEPT_EPS } from "../thresholds.ts";
+import { type AcceptanceCommand, acceptanceCommand } from "./accept_command.ts";
+import { scopeDir } from "./launch.ts";
+import { readManifest } from "./manifest.ts";
 import { signalGroup } from "./proc.ts";
 
 const LIMIT = 64 * 1024;
@@ -35,12 +40,16 @@ export class Acceptance {
   #child: Deno.ChildProcess | null = null;
   #out: Promise<string> | null = null;
   #err: Promise<string> | null = null;
-  #argv: string[];
   #spawnError: string | null = null;
   #ahead = false;
 
-  private constructor(readonly cmd: ReturnType<typeof acceptanceCommand>, readonly cwd: string) {
-    this.#argv = cmd.argv;
+  #cmd: AcceptanceCommand | null = null;
+
+  private constructor(readonly make: (ahead: boolean) => AcceptanceCommand, readonly cwd: string) {}
+
+  /** The command, made when it first runs: an evaluator's argv names the artifact the claim names. */
+  get cmd(): AcceptanceCommand {
+    return this.#cmd ??= this.make(false);
   }
 
   static prepare(
@@ -50,19 +59,24 @@ export class Acceptance {
     bwrap: string | null,
     ahead: boolean,
   ): Acceptance {
+    const a = new Acceptance((w) => acceptanceCommand(state, node, runDir, bwrap, w), scopeDir(runDir, node));
     const builtin = node.acceptance[0] === "@manifest" || node.acceptance[0] === "@claim";
-    const a = new Acceptance(
-      acceptanceCommand(state, node, runDir, bwrap, ahead && builtin),
-      scopeDir(runDir, node),
-    );
     if (ahead && builtin) {
-      a.#ahead = true;
-      a.#spawn(true);
+      const cmd = a.make(true);
+      if (cmd.kind === "builtin") {
+        a.#cmd = cmd;
+        a.#ahead = true;
+        a.#spawn(true);
+      }
     }
     return a;
   }
 
   #spawn(piped: boolean): void {
+    if (this.cmd.refuse) {
+      this.#spawnError = this.cmd.refuse;
+      return;
+    }
     try {
       this.#child = new Deno.Command(this.cmd.cmd, {
         args: this.cmd.args,
@@ -84,7 +98,8 @@ export class Acceptance {
   async run(timeoutMs = 120_000): Promise<AcceptanceRun> {
     if (!this.#child && !this.#spawnError) this.#spawn(false);
     const child = this.#child;
-    if (!child) return { argv: this.#argv, code: 127, stdout: "", stderr: this.#spawnError ?? "" };
+    const argv = this.cmd.argv;
+    if (!child) return { argv, code: 127, stdout: "", stderr: this.#spawnError ?? "" };
     if (this.#ahead) {
       const w = child.stdin.getWriter();
       await w.write(new TextEncoder().encode("go\n")).catch(() => {});
@@ -98,7 +113,43 @@ export class Acceptance {
     const status = await child.status;
     const [stdout, stderr] = await Promise.all([this.#out!, this.#err!]);
     this.#child = null;
-    return { argv: this.#argv, code: first === "timeout" ? 124 : status.code, stdout, stderr };
+    const code = first === "timeout" ? 124 : status.code;
+    return this.cmd.kind === "evaluator" ? this.#judge(code, stdout, stderr) : { argv, code, stdout, stderr };
+  }
+
+  /** The declared evaluator printed its recomputation: compare it with the claim. */
+  #judge(code: number, stdout: string, stderr: string): AcceptanceRun {
+    const argv = this.cmd.argv;
+    const shown = `evaluator: ${this.cmd.evaluator!.join(" ")}\n`;
+    if (code !== 0) {
+      return { argv, code: 1, stdout: `${shown}the evaluator exited ${code}\n${stdout}`, stderr };
+    }
+    const last = stdout.trim().split("\n").at(-1)?.trim() ?? "";
+    const got = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(last) ? Number(last) : NaN;
+    if (!Number.isFinite(got)) {
+      return {
+        argv,
+        code: 1,
+        stdout: `${shown}its last line is not a score: ${JSON.stringify(last.slice(0, 80))}\n`,
+        stderr,
+      };
+    }
+    const { manifest } = readManifest(this.cwd);
+    const claimed = manifest?.score;
+    if (typeof claimed !== "number") {
+      return { argv, code: 0, stdout: `${shown}recomputed ${got}; no score claimed\n`, stderr };
+    }
+    const diff = Math.abs(got - claimed);
+    if (diff > ACCEPT_EPS) {
+      return {
+        argv,
+        code: 1,
+        stdout:
+          `${shown}claim does not reproduce: claimed ${claimed}, recomputed ${got} (|Δ| ${diff} > ${ACCEPT_EPS})\n`,
+        stderr,
+      };
+    }
+    return { argv, code: 0, stdout: `${shown}claim reproduces: ${claimed} (recomputed ${got})\n`, stderr };
   }
 
   /** Stops a checker that was started ahead and will not be needed. */
@@ -110,25 +161,5 @@ export class Acceptance {
     await child.stdin.close().catch(() => {});
     await child.status;
     await Promise.all([this.#out, this.#err]);
-  }
-}
-
-/** Reads a scope's results.json. */
-export function readManifest(scope: string): { manifest: Manifest | null; error?: string } {
-  let text: string;
-  try {
-    text = Deno.readTextFileSync(`${scope}/results.json`);
-  } catch {
-    return { manifest: null, error: "results.json missing" };
-  }
-  try {
-    const m = JSON.parse(text);
-    if (!m || typeof m !== "object" || Array.isArray(m)) {
-      return { manifest: null, error: "results.json is not an object" };
-    }
-    if (typeof m.node !== "string") return { manifest: null, error: "results.json has no node field" };
-    return { manifest: m as Manifest };
-  } catch (e) {
-    return { manifest: null, error: `results.json is not JSON: ${(e as Error).message}` };
   }
 }

@@ -24,7 +24,8 @@ export function inside(path: string, dir: string): boolean {
 export class AuditReader {
   #tail: JsonlTail;
 
-  constructor(path: string, readonly scope: string, readonly cwd: string) {
+  /** `allowed`: the scope and any other path the worker may write (its fault log). */
+  constructor(path: string, readonly allowed: readonly string[], readonly cwd: string) {
     this.#tail = new JsonlTail(path);
   }
 
@@ -34,7 +35,7 @@ export class AuditReader {
     for (const row of this.#tail.read()) {
       if (row.permission !== "write" || typeof row.value !== "string") continue;
       const abs = resolvePath(this.cwd, row.value);
-      if (!inside(abs, this.scope) && !out.includes(abs)) out.push(abs);
+      if (!this.allowed.some((a) => inside(abs, a)) && !out.includes(abs)) out.push(abs);
     }
     return out;
   }

@@ -1,9 +1,8 @@
-import { deepEqual, equal, throws } from "node:assert/strict";
+import { deepEqual, equal } from "node:assert/strict";
 import { appendDurable, writeAtomic } from "./atomic.ts";
 import { inside, resolvePath } from "./audit.ts";
 import { BlobStore } from "./blobs.ts";
 import { Fingerprinter } from "./fingerprint.ts";
-import { acquireLock, LockedError } from "./lock.ts";
 
 Deno.test("writeAtomic() replaces the whole file and leaves no temp file", async () => {
   const dir = await Deno.makeTempDir();
@@ -26,31 +25,20 @@ Deno.test("BlobStore restores a scope exactly: extra files removed, changed ones
   const fp = new Fingerprinter();
   const store = new BlobStore(`${dir}/blobs`);
   const before = fp.scan(scope);
-  for (const [rel, hash] of before.files) store.put(`${scope}/${rel}`, hash);
+  for (const [rel, hash] of before.files) {
+    equal(store.put(`${scope}/${rel}`, hash, before.sizes.get(rel)!), true);
+  }
   Deno.writeTextFileSync(`${scope}/a.txt`, "tampered");
   Deno.writeTextFileSync(`${scope}/leaked.txt`, "x");
   Deno.removeSync(`${scope}/ckpt/1.json`);
-  const now = Object.fromEntries(fp.scan(scope).files);
-  const r = store.restore(scope, Object.fromEntries(before.files), now);
-  deepEqual(r.changed, ["a.txt", "ckpt/1.json", "leaked.txt"]);
-  deepEqual(r.lost, []);
+  for (const rel of ["a.txt", "ckpt/1.json"]) {
+    equal(
+      store.restoreOne(`${scope}/${rel}`, { v: before.files.get(rel)!, n: before.sizes.get(rel)! }),
+      true,
+    );
+  }
+  Deno.removeSync(`${scope}/leaked.txt`);
   equal(fp.scan(scope).fp, before.fp);
-  await Deno.remove(dir, { recursive: true });
-});
-
-Deno.test("acquireLock(): one holder at a time; a dead holder's lock is taken over", async () => {
-  const dir = await Deno.makeTempDir();
-  const lock = acquireLock(dir);
-  equal(lock.tookOverFrom, null);
-  const sleeper = new Deno.Command("sleep", { args: ["30"] }).spawn();
-  Deno.writeTextFileSync(`${dir}/.arrow/lock`, JSON.stringify({ pid: sleeper.pid, start: null }));
-  throws(() => acquireLock(dir), LockedError);
-  sleeper.kill("SIGKILL");
-  await sleeper.status;
-  const taken = acquireLock(dir);
-  equal(taken.tookOverFrom, sleeper.pid);
-  taken.release();
-  lock.release();
   await Deno.remove(dir, { recursive: true });
 });
 

@@ -12,6 +12,7 @@
  */
 import { createHash } from "node:crypto";
 import { EMPTY_FP } from "../model/state.ts";
+import { hashRegular } from "./safe_read.ts";
 
 interface Entry {
   path: string;
@@ -25,26 +26,28 @@ interface Entry {
 
 export interface ScopePrint {
   fp: string;
-  /** Relative path → sha256 of the content. */
+  /**
+   * Relative path → what is there: the sha256 of a regular file's content; `link:<sha256 of target>` for a
+   * symlink (never followed); `special:<kind>` for a FIFO, socket or device (never opened);
+   * `unreadable:<reason>` where the walk stopped (too deep, too long a path, too many entries, an error).
+   */
   files: Map<string, string>;
+  /** Targets of the symlinks in `files`, so they can be recorded and restored. */
+  links: Map<string, string>;
+  /** Sizes of the regular files in `files`. */
+  sizes: Map<string, number>;
 }
 
-// 256 KiB: the buffer stays in the CPU cache between the read and the hash (4 MiB chunks measured 25% slower).
-const CHUNK = 256 << 10;
-const RACY_MS = 50;
-let buffer: Uint8Array | null = null;
+/** Limits of one scan of one scope: a hostile scope gets an entry saying where the walk stopped. */
+export const SCAN_LIMITS = { depth: 64, path: 4096, entries: 200_000, linkTarget: 4096 } as const;
 
-/** sha256 of a file's content, read to its end (`_size`, which some callers pass, is not needed). */
+const RACY_MS = 50;
+
+/** sha256 of a regular file's content (symlinks and special files are refused, never followed or opened). */
 export function hashFile(path: string, _size?: number): string {
-  const h = createHash("sha256");
-  buffer ??= new Uint8Array(CHUNK);
-  using f = Deno.openSync(path, { read: true });
-  for (;;) {
-    const n = f.readSync(buffer);
-    if (n === null || n === 0) break;
-    h.update(n === CHUNK ? buffer : buffer.subarray(0, n));
-  }
-  return h.digest("hex");
+  const d = hashRegular(path);
+  if ("error" in d) throw new Deno.errors.NotFound(`${path} ${d.error}`);
+  return d.hash;
 }
 
 /** Fingerprint from a file map: sha256 over sorted "path NUL hash" lines, shortened. */
@@ -92,74 +95,121 @@ export class Fingerprinter {
   /** Files read and hashed (not served from cache) since construction. */
   rehashed = 0;
 
-  /** Fingerprints a directory tree (a missing directory is empty). */
+  /** Fingerprints a directory tree (a missing directory is empty). Never follows a symlink, never blocks. */
   scan(dir: string): ScopePrint {
     const startMs = Date.now();
     const files = new Map<string, string>();
-    const walk = (abs: string, rel: string) => {
-      let it: Iterable<Deno.DirEntry>;
+    const links = new Map<string, string>();
+    const sizes = new Map<string, number>();
+    let count = 0;
+    const stop = (rel: string, why: string): void => void files.set(rel || ".", `unreadable:${why}`);
+    const walk = (abs: string, rel: string, depth: number): void => {
+      let list: Deno.DirEntry[];
       try {
-        it = Deno.readDirSync(abs);
+        list = [...Deno.readDirSync(abs)];
       } catch (e) {
         if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) return;
-        throw e;
+        return stop(rel, `cannot list (${(e as Error).name})`);
       }
       let known = this.#dirs.get(abs);
       if (!known) this.#dirs.set(abs, known = new Map());
-      for (const d of it) {
+      for (const d of list) {
+        const childRel = rel ? `${rel}/${d.name}` : d.name;
+        if (++count > SCAN_LIMITS.entries) return stop(rel, "too many entries");
+        if (childRel.length > SCAN_LIMITS.path) {
+          stop(rel, "path too long");
+          continue;
+        }
         if (d.isDirectory) {
-          walk(`${abs}/${d.name}`, rel ? `${rel}/${d.name}` : d.name);
+          if (depth >= SCAN_LIMITS.depth) stop(childRel, "too deep");
+          else walk(`${abs}/${d.name}`, childRel, depth + 1);
           continue;
         }
         let e = known.get(d.name);
         // The relative path's length tells under which root an entry was made (the same directory can be
         // scanned as part of different trees). Keeping the path strings lets later scans skip rebuilding them.
-        if (!e || e.rel.length !== rel.length + d.name.length + (rel ? 1 : 0)) {
-          e = {
-            path: `${abs}/${d.name}`,
-            rel: rel ? `${rel}/${d.name}` : d.name,
-            size: -1,
-            mtime: 0,
-            ctime: 0,
-            ino: 0,
-            hash: "",
-          };
+        if (!e || e.rel.length !== childRel.length) {
+          e = { path: `${abs}/${d.name}`, rel: childRel, size: -1, mtime: 0, ctime: 0, ino: 0, hash: "" };
           known.set(d.name, e);
         }
-        if (this.#check(e, d.isSymlink)) files.set(e.rel, e.hash);
+        const target = this.#check(e);
+        if (target === false) continue;
+        files.set(e.rel, e.hash);
+        if (typeof target === "string") links.set(e.rel, target);
+        else if (e.size >= 0 && /^[0-9a-f]{64}$/.test(e.hash)) sizes.set(e.rel, e.size);
       }
     };
-    walk(dir, "");
+    let root: Deno.FileInfo | null = null;
+    try {
+      root = Deno.lstatSync(dir);
+    } catch {
+      root = null;
+    }
+    if (root?.isDirectory) walk(dir, "", 0);
+    else if (root) stop("", `the scope itself is a ${root.isSymlink ? "symlink" : "non-directory"}`);
     this.#lastScanMs = startMs;
     let tree = this.#trees.get(dir);
     if (!tree) this.#trees.set(dir, tree = new TreeDigest());
-    return { fp: tree.fp(files), files };
+    return { fp: tree.fp(files), files, links, sizes };
   }
 
-  /** Brings `e` up to date; false when the file vanished after the directory was listed (renamed away). */
-  #check(e: Entry, symlink: boolean): boolean {
+  /**
+   * Brings `e` up to date from an lstat. False when the entry vanished after the directory was listed;
+   * the link target for a symlink; true otherwise.
+   */
+  #check(e: Entry): boolean | string {
     let st: Deno.FileInfo;
     try {
       st = Deno.lstatSync(e.path);
     } catch (err) {
       if (err instanceof Deno.errors.NotFound) return false;
-      throw err;
+      e.hash = `unreadable:${(err as Error).name}`;
+      return true;
     }
     const mtime = st.mtime?.getTime() ?? 0;
     const ctime = st.ctime?.getTime() ?? 0;
     const ino = st.ino ?? 0;
     const racy = mtime + RACY_MS >= this.#lastScanMs;
-    if (!racy && e.size === st.size && e.mtime === mtime && e.ctime === ctime && e.ino === ino) return true;
-    this.rehashed++;
-    try {
-      e.hash = symlink
-        ? createHash("sha256").update("symlink:" + Deno.readLinkSync(e.path)).digest("hex")
-        : hashFile(e.path);
-    } catch (err) {
-      if (err instanceof Deno.errors.NotFound) return false;
-      throw err;
+    const same = e.size === st.size && e.mtime === mtime && e.ctime === ctime && e.ino === ino;
+    if (st.isSymlink) {
+      let target: string;
+      try {
+        target = Deno.readLinkSync(e.path).slice(0, SCAN_LIMITS.linkTarget);
+      } catch {
+        return false;
+      }
+      e.hash = `link:${createHash("sha256").update(target).digest("hex")}`;
+      [e.size, e.mtime, e.ctime, e.ino] = [st.size, mtime, ctime, ino];
+      return target;
     }
-    [e.size, e.mtime, e.ctime, e.ino] = [st.size, mtime, ctime, ino];
+    if (!st.isFile) {
+      e.hash = `special:${
+        st.isFifo
+          ? "fifo"
+          : st.isSocket
+          ? "socket"
+          : st.isCharDevice
+          ? "chardev"
+          : st.isBlockDevice
+          ? "blockdev"
+          : "unknown"
+      }`;
+      [e.size, e.mtime, e.ctime, e.ino] = [st.size, mtime, ctime, ino];
+      return true;
+    }
+    if (!racy && same && /^[0-9a-f]{64}$/.test(e.hash)) return true;
+    this.rehashed++;
+    const d = hashRegular(e.path);
+    if ("error" in d) {
+      if (d.error === "is missing") return false;
+      // Swapped for something else between the lstat and the open: look again next scan.
+      e.hash = `unreadable:${d.error}`;
+      e.size = -1;
+      return true;
+    }
+    e.hash = d.hash;
+    // The size that was hashed: a file that grew between the lstat and the read is re-read next scan.
+    [e.size, e.mtime, e.ctime, e.ino] = [d.size, mtime, ctime, ino];
     return true;
   }
 }

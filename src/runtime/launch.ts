@@ -1,16 +1,19 @@
 /**
- * How a node's worker and its acceptance command are started: which program, which sandbox layer, which
- * environment. Deno children get Deno permissions (write only to their scope, audited); any other program
- * runs under bubblewrap when it is installed. Placeholders {scope} {run} {node} {nodes} expand in argv.
+ * How a node's worker is started: which program, which sandbox layer, which environment. Deno children get
+ * Deno permissions (write only to their scope, read only their inputs, audited); any other program runs
+ * under bubblewrap, and without it only when the user said --unsandboxed. Placeholders {scope} {run}
+ * {node} {nodes} expand in argv. The environment is the worker protocol (WORKERS.md).
  *
  * @module
  */
-import type { PlanNode } from "../graph/types.ts";
+import type { NodeId, PlanNode } from "../graph/types.ts";
 import { canonical } from "../model/json.ts";
 import type { RunState } from "../model/state.ts";
-import { parents } from "../model/topology.ts";
+import { ancestors, parents } from "../model/topology.ts";
 import type { InputRef, WorkerConfig } from "../../scripts/lib/config.ts";
+import { bwrapLayout, type Shadow } from "./bwrap.ts";
 
+export type { Shadow };
 export const SCRIPTS_DIR = new URL("../../scripts/", import.meta.url).pathname;
 
 /** True when running as a `deno compile`d binary (workers then start as `arrow __worker <name>`). */
@@ -28,19 +31,43 @@ export interface Command {
   /** Deno permission audit log to read for escapes, when the child is a Deno program. */
   audit: string | null;
   sandbox: "deno" | "bwrap" | "none";
-  /** Shadow directory bound over nodes/ under bubblewrap, where stray writes land. */
-  shadow: string | null;
+  /** Shadow directories where stray writes land under bubblewrap. */
+  shadows: Shadow[];
   /** Config sent as the first stdin line (lock-step workers only). */
   config: WorkerConfig | null;
 }
 
-/** Environment a child may see: a few host variables and Arrow's own. */
+/** The deno cache the host uses, named explicitly because children get their own XDG_CACHE_HOME. */
+function denoDir(): string | undefined {
+  const set = Deno.env.get("DENO_DIR");
+  if (set) return set;
+  const cache = Deno.env.get("XDG_CACHE_HOME") ??
+    (Deno.env.get("HOME") ? `${Deno.env.get("HOME")}/.cache` : null);
+  return cache ? `${cache}/deno` : undefined;
+}
+
+/** Environment a child may see: a few host variables. */
 export function baseEnv(): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const k of ["HOME", "PATH", "DENO_DIR", "LANG", "TMPDIR"]) {
+  for (
+    const k of [
+      "HOME",
+      "PATH",
+      "LANG",
+      "LC_ALL",
+      "TZ",
+      "USER",
+      "LOGNAME",
+      "VIRTUAL_ENV",
+      "CONDA_PREFIX",
+      "PYENV_ROOT",
+    ]
+  ) {
     const v = Deno.env.get(k);
     if (v !== undefined) env[k] = v;
   }
+  const dd = denoDir();
+  if (dd) env.DENO_DIR = dd;
   return env;
 }
 
@@ -95,20 +122,32 @@ export interface LaunchContext {
   resume: string | null;
   catchup: number;
   bwrap: string | null;
+  /** The user allowed programs to run without any sandbox layer (no bubblewrap here). */
+  unsandboxed?: boolean;
+  /** The directory holding other runs (hidden from sandboxed programs), when known. */
+  runsDir?: string | null;
 }
 
 export function scopeDir(runDir: string, node: PlanNode): string {
   return `${runDir}/nodes/${node.scope}`;
 }
 
-function refs(ctx: LaunchContext, kind: "artifact" | "stream"): Record<string, InputRef> {
+function refs(ctx: LaunchContext, ids: readonly NodeId[]): Record<string, InputRef> {
   const { state, runDir } = ctx;
-  return Object.fromEntries(
-    parents(state, ctx.node.id, kind).map((id) => {
-      const n = state.plan.nodes.find((x) => x.id === id)!;
-      return [id, { scope: scopeDir(runDir, n), role: n.role }];
-    }),
-  );
+  return Object.fromEntries(ids.map((id) => {
+    const n = state.plan.nodes.find((x) => x.id === id)!;
+    return [id, { scope: scopeDir(runDir, n), role: n.role }];
+  }));
+}
+
+/** Kinds of worker-side faults a worker honours (engine-side ones never travel). */
+const ENGINE_SIDE = new Set(["reopen", "taint"]);
+
+/** This attempt's worker-side faults, each with its index in the run's fault list (to report it fired). */
+export function attemptFaults(state: RunState, node: NodeId): WorkerConfig["faults"] {
+  return state.faults.flatMap((f, index) =>
+    f.node === node && !ENGINE_SIDE.has(f.kind) ? [{ ...f.spec, kind: f.kind, node: f.node, index }] : []
+  ) as WorkerConfig["faults"];
 }
 
 export function workerConfig(
@@ -117,31 +156,118 @@ export function workerConfig(
 ): WorkerConfig {
   const { state, node, runDir } = ctx;
   const ns = state.nodes[node.id]!;
+  const { by: _, ...frozen } = state.frozen ?? { by: "" };
   return {
     node: node.id,
     role: node.role,
     kind: node.kind,
     scope: scopeDir(runDir, node),
     nodes: `${runDir}/nodes`,
-    inputs: refs(ctx, "artifact"),
-    sources: refs(ctx, "stream"),
+    inputs: refs(ctx, parents(state, node.id, "artifact")),
+    ancestors: refs(ctx, ancestors(state, node.id)),
+    sources: refs(ctx, parents(state, node.id, "stream")),
     protocol: state.plan.protocol,
     mock: node.mock as WorkerConfig["mock"],
     args,
-    faults: (state.workerFaults[node.id] ?? []) as WorkerConfig["faults"],
+    faults: attemptFaults(state, node.id),
     attempt: ctx.attempt,
     lap: ns.lap + 1,
     resume: ctx.resume ? `${scopeDir(runDir, node)}/${ctx.resume}` : null,
     catchup: ctx.catchup,
     delivered: ctx.catchup > 0 ? ns.delivered : [],
+    frozen: state.frozen ? frozen as WorkerConfig["frozen"] : null,
+    faultLog: faultLogOf(runDir, node.id, ctx.attempt),
   };
 }
 
-const ARROW_ENV = ["ARROW_CONFIG", "ARROW_RUN_DIR", "ARROW_SCOPE", "ARROW_NODE", "ARROW_RESUME_FROM"];
+export function faultLogOf(runDir: string, node: NodeId, attempt: number): string {
+  return `${runDir}/.arrow/faults/${node}.${attempt}.jsonl`;
+}
+
+/** The worker protocol's environment (WORKERS.md): who and where the worker is, and what it may read. */
+export function protocolEnv(ctx: LaunchContext, cfg: WorkerConfig, scratch: string): Record<string, string> {
+  const scopes = (r: Record<string, InputRef>) =>
+    JSON.stringify(Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v.scope])));
+  const faults = cfg.faults.filter((f) => {
+    const list = f.attempts as number[] | undefined;
+    return list ? list.includes(ctx.attempt) : ctx.attempt === 1;
+  });
+  return {
+    ARROW_RUN_DIR: ctx.runDir,
+    ARROW_SCOPE: cfg.scope,
+    ARROW_NODE: cfg.node,
+    ARROW_ATTEMPT: String(ctx.attempt),
+    ARROW_LAP: String(cfg.lap),
+    ARROW_METRIC: cfg.protocol.metric,
+    ARROW_DIRECTION: cfg.protocol.direction,
+    ARROW_PROTOCOL_VERSION: cfg.protocol.version,
+    ARROW_INPUTS: scopes(cfg.ancestors),
+    ARROW_SOURCES: scopes(cfg.sources),
+    ARROW_NODES: cfg.nodes,
+    ARROW_FAULT_LOG: cfg.faultLog,
+    ...(cfg.frozen ? { ARROW_FROZEN: canonical(cfg.frozen) } : {}),
+    ...(faults.length ? { ARROW_FAULTS: canonical(faults) } : {}),
+    ...(cfg.resume ? { ARROW_RESUME_FROM: cfg.resume } : {}),
+    ARROW_TOKEN: `${ctx.runDir}#${cfg.node}#${ctx.attempt}`,
+    TMPDIR: `${scratch}/tmp`,
+    XDG_CACHE_HOME: `${scratch}/cache`,
+    XDG_CONFIG_HOME: `${scratch}/config`,
+    XDG_DATA_HOME: `${scratch}/data`,
+    XDG_STATE_HOME: `${scratch}/state`,
+    MPLCONFIGDIR: `${scratch}/config/matplotlib`,
+    PYTHONDONTWRITEBYTECODE: "1",
+    PYTHONUNBUFFERED: "1",
+  };
+}
 
 /** The part of a worker's command that does not depend on the attempt: what a standby process is. */
 export function standbyKey(c: Command): string {
   return JSON.stringify([c.cmd, c.args, c.cwd, c.lockstep]);
+}
+
+/** A private, writable scratch tree for one sandboxed process (its TMPDIR and XDG directories). */
+export function scratchDir(runDir: string, label: string): string {
+  return `${runDir}/.arrow/tmp/${label}`;
+}
+
+/** Creates a scratch tree (only programs that can write there get one). */
+export function makeScratch(dir: string): void {
+  for (const d of ["tmp", "cache", "config", "data", "state"]) {
+    Deno.mkdirSync(`${dir}/${d}`, { recursive: true });
+  }
+}
+
+/** Host directories whose top level is watched for stray writes: /tmp, $HOME, the project directory. */
+export function watchedDirs(): string[] {
+  const home = Deno.env.get("HOME");
+  return ["/tmp", ...(home ? [home] : []), Deno.cwd()];
+}
+
+/** A program's argv wrapped in bubblewrap for one attempt of `node`. */
+export function sandboxed(ctx: LaunchContext, cfg: WorkerConfig, argv: string[], scratch: string) {
+  const { runDir, node, state } = ctx;
+  // One shadow per attempt, so a restarted node is not blamed again for what an earlier attempt left there.
+  const shadowRoot = `${runDir}/.arrow/shadow/${node.id}.${ctx.attempt}`;
+  Deno.mkdirSync(shadowRoot, { recursive: true });
+  makeScratch(scratch);
+  Deno.writeTextFileSync(cfg.faultLog, "", { append: true });
+  const layout = bwrapLayout({
+    runDir,
+    runsDir: ctx.runsDir ?? null,
+    scope: cfg.scope,
+    readable: [...Object.values(cfg.ancestors), ...Object.values(cfg.sources)].map((r) => r.scope),
+    writable: [scratch, cfg.faultLog],
+    shadowRoot,
+    scopes: state.plan.nodes.map((n) => n.scope),
+    watched: watchedDirs(),
+    home: Deno.env.get("HOME") ?? null,
+  });
+  return { args: [...layout.args, "--", ...argv], shadows: layout.shadows };
+}
+
+/** Thrown when a program would have to run without any sandbox layer and the user did not allow it. */
+export class UnsandboxedError extends Error {
+  override name = "UnsandboxedError";
 }
 
 /** The command that runs a node's worker in the run's mode. */
@@ -149,8 +275,8 @@ export function workerCommand(ctx: LaunchContext, builtins: Record<string, Built
   const { node, runDir, state } = ctx;
   const scope = scopeDir(runDir, node);
   const audit = `${runDir}/logs/audit/${node.id}.${ctx.attempt}.${Date.now()}.jsonl`;
-  const arrowEnv: Record<string, string> = { ARROW_RUN_DIR: runDir, ARROW_SCOPE: scope, ARROW_NODE: node.id };
   const w = state.mode === "mock" ? undefined : node.worker;
+  const scratch = scratchDir(runDir, `${node.id}.${ctx.attempt}`);
   if (!w || w.type === "builtin") {
     const b = w?.type === "builtin" ? builtins[w.name] : undefined;
     if (w?.type === "builtin" && !b) {
@@ -158,40 +284,48 @@ export function workerCommand(ctx: LaunchContext, builtins: Record<string, Built
     }
     const script = b?.script ?? "mock_worker";
     const config = workerConfig(ctx, w?.type === "builtin" ? w.args ?? {} : {});
-    const read = [`${runDir}/nodes`, ...(b?.read?.(runDir) ?? [])];
-    const d = denoScript(script, [], { read, write: [scope], env: ARROW_ENV }, audit);
+    const read = [
+      scope,
+      ...[...Object.values(config.ancestors), ...Object.values(config.sources)].map((r) => r.scope),
+      ...(b?.read?.(runDir) ?? []),
+    ];
+    const d = denoScript(script, [], { read, write: [scope, config.faultLog], env: ["ARROW_CONFIG"] }, audit);
     const self = selfExec();
-    const boxed = self && ctx.bwrap ? bwrapWorker(ctx, scope, [d.cmd, ...d.args]) : null;
+    const boxed = self && ctx.bwrap ? sandboxed(ctx, config, [d.cmd, ...d.args], scratch) : null;
+    const env = protocolEnv(ctx, config, scratch);
     return {
       cmd: boxed ? ctx.bwrap! : d.cmd,
       args: boxed ? boxed.args : d.args,
       env: {
-        ...(boxed ? { TMPDIR: boxed.scratch } : {}),
         ...baseEnv(),
+        ...env,
         ...d.env,
-        ...arrowEnv,
-        // A plain (free-running) worker has no handshake: it reads its config and resume point from the env.
+        // A plain (free-running) worker has no handshake: it reads its config from the env.
         ...(b && !b.lockstep ? { ARROW_CONFIG: canonical(config) } : {}),
-        ...(b && !b.lockstep && ctx.resume ? { ARROW_RESUME_FROM: `${scope}/${ctx.resume}` } : {}),
       },
       cwd: scope,
       lockstep: b ? b.lockstep : true,
       audit: self ? null : audit,
       sandbox: boxed ? "bwrap" : self ? "none" : "deno",
-      shadow: boxed?.shadow ?? null,
+      shadows: boxed?.shadows ?? [],
       config,
     };
   }
-  if (w.type === "agent") throw new RangeError(`Cannot start ${node.id}: agent workers need --live`);
+  if (w.type === "agent") {
+    throw new RangeError(`Cannot start ${node.id}: agent workers run on the live path (--live)`);
+  }
+  const config = workerConfig(ctx);
   const vars = { scope, run: runDir, node: node.id, nodes: `${runDir}/nodes` };
   const argv = w.argv.map((a) => expand(a, vars));
-  const env = {
-    ...baseEnv(),
-    ...arrowEnv,
-    ...(ctx.resume ? { ARROW_RESUME_FROM: `${scope}/${ctx.resume}` } : {}),
-    ...(w.env ?? {}),
-  };
+  const env = { ...baseEnv(), ...protocolEnv(ctx, config, scratch), ...(w.env ?? {}) };
   if (!ctx.bwrap) {
+    if (!ctx.unsandboxed) {
+      throw new UnsandboxedError(
+        `Cannot start ${node.id}: bubblewrap is not available to sandbox it (install it: apt-get install bubblewrap), ` +
+          `or run with --unsandboxed to run it without a sandbox`,
+      );
+    }
+    makeScratch(scratch);
     return {
       cmd: argv[0]!,
       args: argv.slice(1),
@@ -200,77 +334,22 @@ export function workerCommand(ctx: LaunchContext, builtins: Record<string, Built
       lockstep: false,
       audit: null,
       sandbox: "none",
-      shadow: null,
+      shadows: [],
       config: null,
     };
   }
-  const boxed = bwrapWorker(ctx, scope, argv);
+  const boxed = sandboxed(ctx, config, argv, scratch);
   return {
     cmd: ctx.bwrap,
     args: boxed.args,
-    env: { ...env, TMPDIR: boxed.scratch },
+    env,
     cwd: scope,
     lockstep: false,
     audit: null,
     sandbox: "bwrap",
-    shadow: boxed.shadow,
+    shadows: boxed.shadows,
     config: null,
   };
-}
-
-/** A worker argv wrapped in bubblewrap, with its shadow (where stray writes land) and scratch directories. */
-function bwrapWorker(ctx: LaunchContext, scope: string, argv: string[]) {
-  const { runDir, node, state } = ctx;
-  // One shadow per attempt, so a restarted node is not blamed again for what an earlier attempt left there.
-  const shadow = `${runDir}/.arrow/shadow/${node.id}.${ctx.attempt}`;
-  mirrorScopes(shadow, state.plan.nodes.map((n) => n.scope));
-  const readable = [...Object.values(refs(ctx, "artifact")), ...Object.values(refs(ctx, "stream"))].map((r) =>
-    r.scope
-  );
-  const scratch = scratchDir(runDir, `${node.id}.${ctx.attempt}`);
-  return {
-    args: [...bwrapArgs({ scope, run: runDir, shadow, readable, scratch }), "--", ...argv],
-    shadow,
-    scratch,
-  };
-}
-
-/**
- * Creates every scope's directory (empty) in a shadow, so that a sandboxed write into another node's scope
- * lands there — visible to the supervisor — instead of failing on a missing directory and leaving no trace.
- */
-export function mirrorScopes(shadow: string, scopes: readonly string[]): void {
-  for (const s of scopes) Deno.mkdirSync(`${shadow}/${s}`, { recursive: true });
-}
-
-/**
- * A private, writable scratch directory for one sandboxed process (its TMPDIR). The host's /tmp stays
- * visible read-only rather than hidden under a tmpfs: programs and run directories may live there.
- */
-export function scratchDir(runDir: string, label: string): string {
-  const dir = `${runDir}/.arrow/tmp/${label}`;
-  Deno.mkdirSync(dir, { recursive: true });
-  return dir;
-}
-
-/**
- * bubblewrap arguments: the whole filesystem read-only with a private /tmp; the run directory visible
- * read-only (also when it lives under /tmp) but its .arrow/ (snapshots of every scope) hidden; the run's
- * nodes/ replaced by a per-node shadow directory (so a stray write lands somewhere harmless and visible); the
- * node's own scope bound back read-write and its inputs read-only on top; no network, own session, dies
- * with arrow.
- */
-export function bwrapArgs(
-  o: { scope: string; run: string; shadow: string; readable: string[]; scratch: string; hide?: string[] },
-): string[] {
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
-  args.push("--ro-bind", o.run, o.run, "--tmpfs", `${o.run}/.arrow`, "--bind", o.scratch, o.scratch);
-  args.push("--bind", o.shadow, `${o.run}/nodes`);
-  for (const r of o.readable) args.push("--ro-bind", r, r);
-  args.push("--bind", o.scope, o.scope);
-  for (const h of o.hide ?? []) args.push("--tmpfs", h);
-  args.push("--unshare-all", "--die-with-parent", "--new-session", "--chdir", o.scope);
-  return args;
 }
 
 export interface BuiltinWorker {
@@ -278,78 +357,8 @@ export interface BuiltinWorker {
   lockstep: boolean;
   /** Extra directories the worker may read, given the run directory. */
   read?: (runDir: string) => string[];
-}
-
-/**
- * The acceptance command of a node; @manifest and @claim run our checker with read-only access. A built-in
- * checker can be started ahead (`wait`): it reads nothing until it is told to go, after the claim.
- */
-export function acceptanceCommand(
-  state: RunState,
-  node: PlanNode,
-  runDir: string,
-  bwrap: string | null,
-  wait = false,
-): {
-  cmd: string;
-  args: string[];
-  env: Record<string, string>;
-  argv: string[];
-  builtin: boolean;
-} {
-  const scope = scopeDir(runDir, node);
-  const head = node.acceptance[0]!;
-  if (head === "@manifest" || head === "@claim") {
-    const tol = state.mode === "mock" ? "1e-9" : "1e-6";
-    const args = [
-      ...(wait ? ["--wait"] : []),
-      head.slice(1),
-      scope,
-      node.id,
-      state.plan.protocol.direction,
-      tol,
-    ];
-    const d = denoScript("check_claim", args, {
-      read: [`${runDir}/nodes`, `${runDir}/data`],
-      write: [],
-      env: [],
-    }, null);
-    return { ...d, env: { ...baseEnv(), ...d.env }, argv: [...node.acceptance], builtin: true };
-  }
-  const vars = { scope, run: runDir, node: node.id, nodes: `${runDir}/nodes` };
-  const argv = node.acceptance.map((a) => expand(a, vars));
-  const env: Record<string, string> = {
-    ...baseEnv(),
-    ARROW_RUN_DIR: runDir,
-    ARROW_SCOPE: scope,
-    ARROW_NODE: node.id,
-  };
-  if (!bwrap) return { cmd: argv[0]!, args: argv.slice(1), env, argv, builtin: false };
-  // Read-only everything with a private scratch directory; .arrow/ hidden as for workers.
-  const scratch = scratchDir(runDir, `${node.id}.accept`);
-  env.TMPDIR = scratch;
-  const ro = [
-    "--ro-bind",
-    "/",
-    "/",
-    "--dev",
-    "/dev",
-    "--proc",
-    "/proc",
-    "--ro-bind",
-    runDir,
-    runDir,
-    "--tmpfs",
-    `${runDir}/.arrow`,
-    "--bind",
-    scratch,
-    scratch,
-    "--unshare-all",
-    "--die-with-parent",
-    "--new-session",
-    "--chdir",
-    scope,
-    "--",
-  ];
-  return { cmd: bwrap, args: [...ro, ...argv], env, argv, builtin: false };
+  /** Kind of artifact its manifest names, which @claim recomputes with a built-in recomputer. */
+  artifact?: string;
+  /** Worker-side fault kinds it honours (anything else aimed at it is refused before the run). */
+  faults?: readonly string[];
 }

@@ -11,6 +11,8 @@ export interface Ack {
   ack: number;
   tokens: number;
   done: boolean;
+  /** Indices of faults that fired this tick. */
+  fired: number[];
 }
 
 export class Lockstep {
@@ -45,7 +47,15 @@ export class Lockstep {
     if (line === null) return null;
     try {
       const a = JSON.parse(line) as Ack;
-      return a.ack === tick ? { ack: a.ack, tokens: Number(a.tokens) || 0, done: a.done === true } : null;
+      if (a.ack !== tick) return null;
+      const fired = Array.isArray(a.fired) ? a.fired.filter((i) => Number.isSafeInteger(i) && i >= 0) : [];
+      const tokens = Number(a.tokens);
+      return {
+        ack: a.ack,
+        tokens: Number.isFinite(tokens) && tokens > 0 ? Math.round(tokens) : 0,
+        done: a.done === true,
+        fired,
+      };
     } catch {
       return null;
     }

@@ -1,59 +1,70 @@
 /**
- * Tails a JSONL file a worker appends to: reads from the last offset, hands back complete lines only (a
- * half-written last line waits for the next read), skips and counts malformed lines, and starts over when
- * the file shrinks (truncated or replaced).
+ * Tails a JSONL file a worker appends to: reads from the last offset (never through a symlink, at most a few
+ * MiB per call), hands back complete lines only (a half-written last line waits for the next read), skips
+ * and counts malformed or oversized lines, and starts over when the file shrinks (truncated or replaced).
  *
  * @module
  */
+import { parseBounded } from "./bounded_json.ts";
+import { readRange } from "./safe_read.ts";
+
+/** Longest metrics line kept; a longer one is skipped and counted. */
+export const MAX_LINE = 64 << 10;
+const LINE_LIMITS = { maxBytes: MAX_LINE, maxDepth: 16 } as const;
+/** Most bytes read per call, so a flood of lines is taken in over several ticks. */
+const MAX_READ = 4 << 20;
 
 export class JsonlTail {
   offset = 0;
   malformed = 0;
+  /** True while skipping the rest of an oversized line. */
+  #skipping = false;
 
   constructor(readonly path: string) {}
 
   /** Skips everything currently in the file (used after a resume, when the state already holds it). */
   skipToEnd(): void {
     try {
-      this.offset = Deno.statSync(this.path).size;
+      this.offset = Deno.lstatSync(this.path).size;
     } catch {
       this.offset = 0;
     }
   }
 
   read(): Record<string, unknown>[] {
-    let size: number;
-    try {
-      size = Deno.statSync(this.path).size;
-    } catch {
-      return [];
+    const r = readRange(this.path, this.offset, MAX_READ);
+    if (!r.ok) return [];
+    if (r.size < this.offset) {
+      this.offset = 0;
+      this.#skipping = false;
+      return this.read();
     }
-    if (size < this.offset) this.offset = 0;
-    if (size === this.offset) return [];
-    using f = Deno.openSync(this.path, { read: true });
-    f.seekSync(this.offset, Deno.SeekMode.Start);
-    const buf = new Uint8Array(size - this.offset);
-    let got = 0;
-    while (got < buf.length) {
-      const n = f.readSync(buf.subarray(got));
-      if (n === null || n === 0) break;
-      got += n;
-    }
-    const end = buf.subarray(0, got).lastIndexOf(10);
-    if (end < 0) return [];
-    this.offset += end + 1;
+    const buf = r.bytes;
     const out: Record<string, unknown>[] = [];
-    for (const line of new TextDecoder().decode(buf.subarray(0, end)).split("\n")) {
-      if (!line.trim()) continue;
-      try {
-        const v = JSON.parse(line);
-        if (v && typeof v === "object" && !Array.isArray(v)) out.push(v);
-        else this.malformed++;
-      } catch {
-        this.malformed++;
-      }
+    let start = 0;
+    for (;;) {
+      const nl = buf.indexOf(10, start);
+      if (nl < 0) break;
+      if (this.#skipping) this.#skipping = false;
+      else this.#take(buf.subarray(start, nl), out);
+      start = nl + 1;
     }
+    // A partial line longer than a whole line may be: count it once and skip it up to its newline.
+    if (!this.#skipping && buf.length - start > MAX_LINE) {
+      this.malformed++;
+      this.#skipping = true;
+      start = buf.length;
+    } else if (this.#skipping) start = buf.length;
+    this.offset += start;
     return out;
+  }
+
+  #take(line: Uint8Array, out: Record<string, unknown>[]): void {
+    if (line.length === 0 || line.every((b) => b === 32 || b === 9 || b === 13)) return;
+    const v = parseBounded(line, LINE_LIMITS);
+    if (v.ok && v.value && typeof v.value === "object" && !Array.isArray(v.value)) {
+      out.push(v.value as Record<string, unknown>);
+    } else this.malformed++;
   }
 }
 

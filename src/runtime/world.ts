@@ -1,7 +1,7 @@
 /**
- * The world a run touches: worker processes, scope files, checkpoints, metrics and sandbox logs. SENSE
- * reads it into observations; the step's actions are carried out here; the scope record kept each tick
- * is what reverts foreign writes and what a resumed run restores.
+ * The world a run touches: worker processes, scope files, checkpoints, metrics, sandbox logs and side
+ * channels. SENSE reads it into observations; the step's actions are carried out here; the scope record kept
+ * each tick is what reverts foreign writes and what a resumed run restores.
  *
  * @module
  */
@@ -10,17 +10,28 @@ import type { Action } from "../model/actions.ts";
 import { canonical } from "../model/json.ts";
 import type { RunState } from "../model/state.ts";
 import { nodeOf } from "../model/topology.ts";
-import { emptyNodeObs, type NodeObs, type Observations } from "../model/observe.ts";
-import { Acceptance, readManifest } from "./accept.ts";
+import { emptyNodeObs, emptyObservations, type NodeObs, type Observations } from "../model/observe.ts";
+import { DEFAULT_OBSERVE_MS } from "../overwatch/defaults.ts";
+import { Acceptance } from "./accept.ts";
 import { AuditReader, inside } from "./audit.ts";
-import { Fingerprinter } from "./fingerprint.ts";
-import { type BuiltinWorker, type Command, scopeDir, standbyKey, workerCommand } from "./launch.ts";
+import { Fingerprinter, type ScopePrint } from "./fingerprint.ts";
+import {
+  type BuiltinWorker,
+  type Command,
+  scopeDir,
+  type Shadow,
+  standbyKey,
+  workerCommand,
+} from "./launch.ts";
 import { Lockstep } from "./lockstep.ts";
+import { readManifest } from "./manifest.ts";
+import { firedFaults, newCheckpoints, RequestTail, tailLines, UsageTail } from "./node_files.ts";
 import { spawn, type Spawned, stopGroup } from "./proc.ts";
 import { ProcJournal } from "./proc_journal.ts";
 import { listFiles, moveContentsAside, moveLaterCkpts } from "./scope_files.ts";
-import { ScopeRecord, toMap } from "./scope_record.ts";
+import { ScopeRecord } from "./scope_record.ts";
 import { JsonlTail, metricPoints } from "./tail.ts";
+import { sweepOrphans } from "./orphans.ts";
 
 interface Handle {
   attempt: number;
@@ -29,15 +40,24 @@ interface Handle {
   accept: Acceptance;
   metrics: JsonlTail;
   audit: AuditReader | null;
-  shadow: string | null;
+  shadows: Shadow[];
   shadowSeen: Set<string>;
+  usage: UsageTail;
+  faultLog: JsonlTail;
   cmd: Command;
+  /** Wall-clock ms the attempt started at, and when the node is next observed (real path). */
+  startedAt: number;
+  nextObserve: number;
 }
 
 export interface WorldOptions {
   runDir: string;
   builtins?: Record<string, BuiltinWorker>;
   bwrap?: string | null;
+  /** Run command workers without any sandbox layer (the user said --unsandboxed). */
+  unsandboxed?: boolean;
+  /** The directory holding other runs (hidden from sandboxed programs). */
+  runsDir?: string | null;
   ackTimeoutMs?: number;
 }
 
@@ -50,18 +70,28 @@ export class World {
   readonly procs: ProcJournal;
   /** Lock-step worker processes started ahead of admission, waiting for their config. */
   readonly standbys = new Map<NodeId, { key: string; proc: Spawned; lock: Lockstep; audit: string | null }>();
+  /** Scope scans made by the last SENSE: what a verification snapshots (never a later, raced read). */
+  readonly scans = new Map<NodeId, ScopePrint>();
+  /** Malformed metrics lines skipped, by node. */
+  malformed: Record<NodeId, number> = {};
   #builtins: Record<string, BuiltinWorker>;
   #bwrap: string | null;
+  #unsandboxed: boolean;
+  #runsDir: string | null;
   #ackTimeout: number;
   #dirs = new Set<string>();
-  malformed: Record<NodeId, number> = {};
+  #requests: RequestTail | null = null;
 
   constructor(opts: WorldOptions) {
     this.runDir = opts.runDir;
     this.#builtins = opts.builtins ?? {};
     this.#bwrap = opts.bwrap ?? null;
+    this.#unsandboxed = opts.unsandboxed ?? false;
+    this.#runsDir = opts.runsDir ?? null;
     this.#ackTimeout = opts.ackTimeoutMs ?? 60_000;
-    for (const d of ["nodes", "logs/audit", ".arrow/prev", ".arrow/shadow"]) {
+    for (
+      const d of ["nodes", "logs/audit", ".arrow/prev", ".arrow/shadow", ".arrow/usage", ".arrow/faults"]
+    ) {
       Deno.mkdirSync(`${this.runDir}/${d}`, { recursive: true });
     }
     this.scopes = new ScopeRecord(this.runDir, this.fingerprints, (n) => this.scope(n));
@@ -80,9 +110,12 @@ export class World {
   // ---- SENSE ---------------------------------------------------------------------------------------
 
   async sense(state: RunState, tick: number): Promise<Observations> {
-    const obs: Observations = { tick, nodes: {}, guard: [] };
+    const obs = emptyObservations(tick);
+    const real = state.mode !== "mock";
+    const now = Date.now();
     const running = state.plan.order.filter((id) => state.nodes[id]!.status === "running");
     const exits = new Map<NodeId, number | null>();
+    const signals = new Map<NodeId, string | null>();
     await Promise.all(running.map(async (id) => {
       const ns = state.nodes[id]!;
       const o = emptyNodeObs(ns.fp);
@@ -97,84 +130,120 @@ export class World {
         if (ack) {
           o.tokens = ack.tokens;
           o.delivered = ns.inbox.length;
+          o.fired = ack.fired;
         }
-        if (!ack || ack.done) exits.set(id, await this.#exitOf(h));
-      } else if (h.proc.exited) exits.set(id, h.proc.exited.code);
+        if (!ack || ack.done) {
+          const st = await this.#exitOf(h);
+          exits.set(id, st.code);
+          signals.set(id, st.signal);
+        }
+      } else if (h.proc.exited) {
+        exits.set(id, h.proc.exited.signal ? null : h.proc.exited.code);
+        signals.set(id, h.proc.exited.signal ?? null);
+      }
     }));
-    for (const id of running) this.#senseFiles(state, nodeOf(state.plan, id), obs.nodes[id]!);
+    for (const id of running) {
+      const node = nodeOf(state.plan, id);
+      const o = obs.nodes[id]!;
+      const h = this.handles.get(id);
+      this.#senseFiles(state, node, o);
+      if (h) {
+        o.tokens += h.usage.tokens();
+        o.fired.push(...firedFaults(h.faultLog, state.faults, id));
+        if (h.cmd.sandbox === "none") obs.unconfined.push(id);
+        if (real) {
+          o.elapsedMs = now - h.startedAt;
+          o.observed = now >= h.nextObserve || exits.has(id);
+          if (o.observed) h.nextObserve = now + (node.observe_ms ?? DEFAULT_OBSERVE_MS);
+        }
+      }
+    }
     await Promise.all([...exits].map(async ([id, exit]) => {
       const node = nodeOf(state.plan, id);
       const h = this.handles.get(id);
+      const o = obs.nodes[id]!;
+      if (exit !== 0) {
+        await h?.accept.cancel();
+        o.done = {
+          exit,
+          crash: {
+            exit_code: exit,
+            signal: signals.get(id) ?? (exit === null ? "unknown" : null),
+            stderr_tail: tailLines(`${this.runDir}/logs/${id}.err`),
+          },
+          accept: null,
+          manifest: null,
+        };
+        return;
+      }
       const accept = await (h?.accept ?? Acceptance.prepare(state, node, this.runDir, this.#bwrap, false))
         .run();
       const { manifest, error } = readManifest(this.scope(node));
-      obs.nodes[id]!.done = { exit, accept, manifest, ...(error ? { manifestError: error } : {}) };
+      o.done = { exit, accept, manifest, ...(error ? { manifestError: error } : {}) };
     }));
+    this.scans.clear();
     for (const n of state.plan.nodes) {
       const ns = state.nodes[n.id]!;
       if (!ns.spawned) continue;
       const print = this.fingerprints.scan(this.scope(n));
+      this.scans.set(n.id, print);
       if (ns.status === "running") {
         obs.nodes[n.id]!.fp = print.fp;
         continue;
       }
       const before = this.scopes.scopes[n.id] ?? {};
-      const now = toMap(print.files);
-      const changed = [...new Set([...Object.keys(before), ...Object.keys(now)])]
-        .filter((k) => before[k] !== now[k]).sort()
+      const changed = [...new Set([...Object.keys(before), ...print.files.keys()])]
+        .filter((k) => before[k]?.v !== print.files.get(k)).sort()
         .map((k) => `nodes/${n.scope}/${k}`);
-      if (changed.length) obs.guard.push({ owner: n.id, fp: print.fp, changed });
+      if (changed.length) {
+        obs.guard.push({
+          owner: n.id,
+          fp: print.fp,
+          changed,
+          restorable: this.scopes.restorable(n, changed),
+        });
+      }
     }
+    this.#requests ??= new RequestTail(this.runDir, state.requests);
+    obs.requests = this.#requests.read();
     return obs;
   }
 
-  async #exitOf(h: Handle): Promise<number | null> {
+  async #exitOf(h: Handle): Promise<{ code: number | null; signal: string | null }> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<"late">((r) => (timer = setTimeout(() => r("late"), 10_000)));
     const first = await Promise.race([h.proc.status, late]);
     clearTimeout(timer);
     if (first === "late") {
       await stopGroup(h.proc, 500);
-      return null;
+      return { code: null, signal: "SIGKILL (no exit after its last answer)" };
     }
-    return first.signal ? null : first.code;
+    return { code: first.signal ? null : first.code, signal: first.signal ?? null };
   }
 
   #senseFiles(state: RunState, node: PlanNode, o: NodeObs): void {
     const h = this.handles.get(node.id);
     const ns = state.nodes[node.id]!;
-    const scope = this.scope(node);
     if (node.kind === "long" && h) {
       const { points, skipped } = metricPoints(h.metrics.read(), state.plan.protocol.metric);
       this.malformed[node.id] = (this.malformed[node.id] ?? 0) + h.metrics.malformed + skipped;
       h.metrics.malformed = 0;
       o.metrics = points;
       const known = new Set(ns.ckpts.map((c) => c.file));
-      let names: string[] = [];
-      try {
-        names = [...Deno.readDirSync(`${scope}/ckpt`)].filter((d) => d.isFile).map((d) => d.name).sort();
-      } catch {
-        names = [];
-      }
-      for (const name of names) {
-        const file = `ckpt/${name}`;
-        if (known.has(file)) continue;
-        const digits = name.match(/(\d+)/);
-        const step = digits ? Number(digits[1]) : points.at(-1)?.step ?? ns.step;
-        o.ckpts.push({ step, file });
-      }
-      o.ckpts.sort((a, b) => a.step - b.step || (a.file < b.file ? -1 : 1));
+      o.ckpts = newCheckpoints(this.scope(node), known, points.at(-1)?.step ?? ns.step);
     }
     if (h?.audit) {
       for (const p of h.audit.escapes()) {
         o.escapes.push({ path: this.rel(p), op: "write", via: "deno-audit", stopped: true });
       }
     }
-    if (h?.shadow) {
-      for (const rel of listFiles(h.shadow)) {
-        if (h.shadowSeen.has(rel)) continue;
-        h.shadowSeen.add(rel);
-        o.escapes.push({ path: `nodes/${rel}`, op: "write", via: "bwrap-shadow", stopped: true });
+    for (const shadow of h?.shadows ?? []) {
+      for (const rel of listFiles(shadow.dir)) {
+        const key = `${shadow.dir}/${rel}`;
+        if (shadow.ignore.includes(rel)) continue;
+        if (h!.shadowSeen.has(key)) continue;
+        h!.shadowSeen.add(key);
+        o.escapes.push({ path: `${shadow.shows}/${rel}`, op: "write", via: "bwrap-shadow", stopped: true });
       }
     }
   }
@@ -188,7 +257,7 @@ export class World {
     await Promise.all(sorted.filter((a) => a.a === "stop").map((a) => this.stop(a.node)));
     for (const a of sorted) {
       if (a.a === "revert") this.scopes.revert(nodeOf(state.plan, a.node), a.paths);
-      else if (a.a === "snapshot") this.scopes.snapshot(nodeOf(state.plan, a.node));
+      else if (a.a === "snapshot") this.scopes.snapshot(nodeOf(state.plan, a.node), this.scans.get(a.node));
       else if (a.a === "start") this.start(state, a.node, a.attempt, a.fresh, a.resume, 0);
     }
   }
@@ -200,6 +269,8 @@ export class World {
     await h.lock?.close();
     await Promise.all([stopGroup(h.proc), h.accept.cancel()]);
     this.procs.log("stop", id, h.proc);
+    // Without bubblewrap's pid namespace a daemon could outlive its group: find it by its attempt token.
+    if (h.cmd.sandbox !== "bwrap" && h.cmd.env.ARROW_TOKEN) await sweepOrphans(h.cmd.env.ARROW_TOKEN);
   }
 
   /** Starts a node's worker. `catchup` > 0 fast-forwards a lock-step worker after a resume. */
@@ -223,11 +294,25 @@ export class World {
       );
     }
     this.#ensureDir(scope);
-    const cmd = workerCommand(
-      { runDir: this.runDir, state, node, attempt, resume, catchup, bwrap: this.#bwrap },
-      this.#builtins,
-    );
-    if (cmd.shadow) Deno.mkdirSync(cmd.shadow, { recursive: true });
+    const ctx = {
+      runDir: this.runDir,
+      state,
+      node,
+      attempt,
+      resume,
+      catchup,
+      bwrap: this.#bwrap,
+      unsandboxed: this.#unsandboxed,
+      runsDir: this.#runsDir,
+    };
+    let cmd: Command;
+    try {
+      cmd = workerCommand(ctx, this.#builtins);
+    } catch (e) {
+      this.#cannotStart(id, e as Error);
+      return;
+    }
+    for (const s of cmd.shadows) Deno.mkdirSync(s.dir, { recursive: true });
     const accept = Acceptance.prepare(state, node, this.runDir, this.#bwrap, true);
     const standby = this.standbys.get(id);
     this.standbys.delete(id);
@@ -241,13 +326,7 @@ export class World {
       try {
         proc = this.#spawn(id, cmd);
       } catch (e) {
-        Deno.writeTextFileSync(
-          `${this.runDir}/logs/${id}.err`,
-          `cannot start worker: ${(e as Error).message}\n`,
-          {
-            append: true,
-          },
-        );
+        this.#cannotStart(id, e as Error);
         void accept.cancel();
         return;
       }
@@ -257,17 +336,33 @@ export class World {
     // rebuilt from replay.jsonl has sorted keys where the original had the plan's order.
     if (lock && cmd.config) lock.sendLine(canonical({ config: cmd.config }));
     const metrics = new JsonlTail(`${scope}/metrics.jsonl`);
+    const usage = new UsageTail(`${this.runDir}/.arrow/usage/${id}.jsonl`);
+    const faultLog = new JsonlTail(`${this.runDir}/.arrow/faults/${id}.${attempt}.jsonl`);
     if (!fresh || catchup > 0) metrics.skipToEnd();
+    if (catchup > 0) usage.skipToEnd();
+    const now = Date.now();
+    const pace = node.observe_ms ?? DEFAULT_OBSERVE_MS;
     this.handles.set(id, {
       attempt,
       proc,
       lock,
       accept,
       metrics,
-      audit: audit ? new AuditReader(audit, scope, scope) : null,
-      shadow: cmd.shadow,
+      audit: audit ? new AuditReader(audit, [scope, cmd.config?.faultLog ?? scope], scope) : null,
+      shadows: cmd.shadows,
       shadowSeen: new Set(),
+      usage,
+      faultLog,
       cmd,
+      startedAt: now,
+      nextObserve: now + pace,
+    });
+  }
+
+  /** A worker that cannot even start is a crash of its attempt: a process that exits at once says why. */
+  #cannotStart(id: NodeId, e: Error): void {
+    Deno.writeTextFileSync(`${this.runDir}/logs/${id}.err`, `arrow: cannot start worker: ${e.message}\n`, {
+      append: true,
     });
   }
 
@@ -314,6 +409,8 @@ export class World {
             resume: null,
             catchup: 0,
             bwrap: this.#bwrap,
+            unsandboxed: this.#unsandboxed,
+            runsDir: this.#runsDir,
           },
           this.#builtins,
         );
@@ -342,11 +439,26 @@ export class World {
   resumeNode(state: RunState, id: NodeId): void {
     const ns = state.nodes[id]!;
     const node = nodeOf(state.plan, id);
-    const probe = workerCommand(
-      { runDir: this.runDir, state, node, attempt: ns.attempt, resume: null, catchup: 0, bwrap: this.#bwrap },
-      this.#builtins,
-    );
-    if (probe.lockstep) {
+    let lockstep = true;
+    try {
+      lockstep = workerCommand(
+        {
+          runDir: this.runDir,
+          state,
+          node,
+          attempt: ns.attempt,
+          resume: null,
+          catchup: 0,
+          bwrap: this.#bwrap,
+          unsandboxed: this.#unsandboxed,
+          runsDir: this.#runsDir,
+        },
+        this.#builtins,
+      ).lockstep;
+    } catch {
+      lockstep = false;
+    }
+    if (lockstep) {
       this.start(state, id, ns.attempt, false, ns.from, Math.max(0, state.tick - ns.started));
     } else {
       this.start(state, id, ns.attempt, false, ns.ckpts.at(-1)?.file ?? ns.from, 0);

@@ -44,3 +44,8 @@ export function statuses(state: RunState): Record<string, string> {
     state.plan.order.filter((id) => state.nodes[id]!.spawned).map((id) => [id, state.nodes[id]!.status]),
   );
 }
+
+/** An incident's evidence as a plain record, for tests that check its keys. */
+export function ev(i: { evidence: unknown }): Record<string, unknown> {
+  return i.evidence as Record<string, unknown>;
+}

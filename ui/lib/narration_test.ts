@@ -13,7 +13,11 @@ Deno.test("sentenceOf() tells status changes, incidents and the verdict, and ski
   );
   assertEquals(sentenceOf(3, { e: "metric", node: "N4", step: 1, value: 0.1 }), null);
   assertEquals(
-    sentenceOf(9, { e: "verdict", verdict: "RESULT WITHHELD", detail: {} })?.text,
+    sentenceOf(9, {
+      e: "verdict",
+      verdict: "RESULT WITHHELD",
+      detail: { metric: "m", direction: "maximize", baseline: null, baseline_score: null, methods: [] },
+    })?.text,
     "Verdict: RESULT WITHHELD",
   );
   const s = sentenceOf(9, {
@@ -23,7 +27,7 @@ Deno.test("sentenceOf() tells status changes, incidents and the verdict, and ski
       type: "SCOPE_VIOLATION",
       node: "N4",
       ladder: "blame_routing",
-      evidence: { writer: "N4", paths: ["nodes/N3/x"], attempts: [] },
+      evidence: { writer: "N4", scope: "nodes/N4", paths: ["nodes/N3/x"], attempts: [], blocked: [] },
       laps: 0,
       tokens: 0,
     },

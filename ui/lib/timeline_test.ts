@@ -18,7 +18,7 @@ function lines(n: number): ReplayLine[] {
       type: "BUDGET_TRIP",
       node,
       ladder: "bounce",
-      evidence: { t },
+      evidence: { budget: "ticks", limit: t, used: t },
       laps: 0,
       tokens: t,
     };

@@ -1,0 +1,100 @@
+/**
+ * A worker ended: judge its completion claim through every gate, in a fixed order — did it die, is its
+ * manifest readable and complete, does the acceptance command pass, does the claim stay within what Arrow
+ * itself observed, is it comparable — and verify it only when all agree. A verification that freezes the
+ * comparability tuple re-checks everything verified before it.
+ *
+ * @module
+ */
+import type { PlanNode } from "../graph/types.ts";
+import { deviations, gated, TUPLE_ROLES, tupleOf } from "../gates/comparability.ts";
+import type { Deviation } from "../gates/comparability.ts";
+import type { DoneObs } from "../model/observe.ts";
+import type { Tuple } from "../model/state.ts";
+import { nodeOf } from "../model/topology.ts";
+import type { Tx } from "../model/tx.ts";
+import * as sup from "../overwatch/supervisor.ts";
+import { ACCEPT_EPS, gain, SCORE_GRID } from "../thresholds.ts";
+
+const finite = (x: unknown): x is number => typeof x === "number" && Number.isFinite(x);
+
+export function claim(tx: Tx, node: PlanNode, done: DoneObs): void {
+  const ns = tx.state.nodes[node.id]!;
+  const m = done.manifest;
+  const score = m && finite(m.score) ? m.score : null;
+  const base: sup.Claim = {
+    argv: done.accept?.argv ?? [...node.acceptance],
+    code: done.accept?.code ?? null,
+    stdout: done.accept?.stdout ?? "",
+    stderr: done.accept?.stderr ?? "",
+    workerExit: done.exit,
+    score,
+  };
+  const refuse = (problem: string, extra: Partial<sup.Claim> = {}) =>
+    sup.falseCompletion(tx, node.id, { ...base, problem, ...extra });
+
+  if (done.crash) {
+    const how = done.crash.signal ? `killed by ${done.crash.signal}` : `exit ${done.crash.exit_code}`;
+    return refuse(`the worker crashed (${how}) without a claim`, { crash: done.crash });
+  }
+  if (!m) return refuse(done.manifestError ?? "results.json missing");
+  if (done.manifestError) return refuse(done.manifestError);
+  if (m.node !== node.id) {
+    return refuse(`results.json names node ${JSON.stringify(m.node)}, not "${node.id}"`);
+  }
+  if (TUPLE_ROLES.has(node.role) && score === null) {
+    return refuse(`results.json of a ${node.role} node must claim a score (a finite number)`);
+  }
+  if (done.accept && done.accept.code !== 0) return refuse(`acceptance exited ${done.accept.code}`);
+  const dir = tx.state.plan.protocol.direction;
+  if (node.kind === "long" && ns.best !== null && score !== null) {
+    // A claim better than anything the trainer logged is not backed by its own trajectory.
+    if (gain(ns.best, score, dir) > Math.round(ACCEPT_EPS * SCORE_GRID)) {
+      return refuse(
+        `claims ${score}, better than the best ${tx.state.plan.protocol.metric} Arrow observed in ` +
+          `metrics.jsonl (${ns.best}) by more than ACCEPT_EPS`,
+        { observedBest: ns.best },
+      );
+    }
+  }
+  const tuple = tupleOf(m) ?? null;
+  const freezes = node.role === "harness" ||
+    (node.role === "baseline" && !tx.state.plan.nodes.some((n) => n.role === "harness"));
+  if (node.role === "harness" && !tuple) return refuse("harness manifest lacks the comparability tuple");
+  const frozen = tx.state.frozen;
+  const held = gated(node, m);
+  if (frozen && held) {
+    const dev = deviations(frozen, [held])[0];
+    if (dev && !(freezes && tuple)) return sup.comparabilityBlock(tx, dev, node.id);
+  }
+  const old = frozen;
+  const freeze = freezes && tuple ? tuple : null;
+  sup.verify(tx, node.id, m, freeze);
+  if (freeze && !(old && sameTuple(old, freeze))) recheck(tx, node.id, old);
+}
+
+function sameTuple(a: Tuple, b: Tuple): boolean {
+  return a.data_hash === b.data_hash && a.split_hash === b.split_hash &&
+    a.protocol_version === b.protocol_version && a.seed === b.seed;
+}
+
+/**
+ * The tuple was (re)frozen by `by`: everything verified so far is held to it. A result that matched the old
+ * tuple is outdated and re-runs; one that never matched is a deviator, blamed on its own.
+ */
+function recheck(tx: Tx, by: string, old: Tuple | null): void {
+  const frozen = tx.state.frozen!;
+  const outdated: string[] = [];
+  const devs: Deviation[] = [];
+  for (const id of tx.state.plan.order) {
+    const ns = tx.state.nodes[id]!;
+    if (id === by || ns.status !== "verified" || !ns.manifest) continue;
+    const held = gated(nodeOf(tx.state.plan, id), ns.manifest);
+    if (!held) continue;
+    const dev = deviations(frozen, [held])[0];
+    if (!dev) continue;
+    if (old && deviations(old, [held]).length === 0) outdated.push(id);
+    else devs.push(dev);
+  }
+  if (outdated.length || devs.length) sup.refreeze(tx, by, outdated, devs);
+}

@@ -1,0 +1,72 @@
+/**
+ * Out-of-lane writes, from what the sandbox layers saw (escapes of running nodes) and what the fingerprint
+ * guard saw (a scope that changed while its owner was not running). A write a sandbox layer attributes is
+ * blamed on its writer and reverted. An unattributed change to a verified scope, while every running node
+ * was confined, came from outside the run: the world changed, so the node's result is stale (its closure
+ * re-runs; a changed harness taints). Anything else is reverted and reported, blaming no one, and the
+ * evidence says why the writer could not be named.
+ *
+ * @module
+ */
+import type { NodeId } from "../graph/types.ts";
+import type { EscapeAttempt } from "../model/evidence.ts";
+import type { Observations } from "../model/observe.ts";
+import { nodeOf } from "../model/topology.ts";
+import type { Tx } from "../model/tx.ts";
+import * as sup from "../overwatch/supervisor.ts";
+
+export function scopeChecks(tx: Tx, obs: Observations): void {
+  const byWriter = new Map<NodeId, EscapeAttempt[]>();
+  const claimed = new Set<string>();
+  for (const id of tx.state.plan.order) {
+    for (const e of obs.nodes[id]?.escapes ?? []) {
+      const list = byWriter.get(id) ?? [];
+      list.push({ path: e.path, op: e.op, stopped_by: e.stopped ? e.via : null, reverted: false });
+      byWriter.set(id, list);
+      claimed.add(e.path);
+    }
+  }
+  const unconfined = obs.unconfined.filter((n) => tx.state.nodes[n]?.status === "running");
+  for (const g of obs.guard) {
+    const restorable = new Set(g.restorable);
+    for (const list of byWriter.values()) {
+      for (const e of list) if (g.changed.includes(e.path)) e.reverted = restorable.has(e.path);
+    }
+    const loose = g.changed.filter((p) => !claimed.has(p));
+    if (loose.length && !unconfined.length && tx.state.nodes[g.owner]!.status === "verified") {
+      worldChanged(tx, g.owner, loose);
+      continue;
+    }
+    tx.act({ a: "revert", node: g.owner, paths: g.changed.filter((p) => restorable.has(p)) });
+    const irreparable = g.changed.filter((p) => !restorable.has(p));
+    if (loose.length) {
+      const attempts = loose.map((path) => ({
+        path,
+        op: "write",
+        stopped_by: null,
+        reverted: restorable.has(path),
+      }));
+      sup.scopeViolation(tx, null, g.owner, attempts, {
+        unattributed: unconfined.length
+          ? `${unconfined.join(", ")} ran without a sandbox layer (--unsandboxed), so no layer saw who wrote`
+          : "no sandbox layer saw the write, and its owner was not running",
+        irreparable: irreparable.filter((p) => loose.includes(p)),
+      });
+    }
+    if (irreparable.length && tx.state.nodes[g.owner]!.status === "verified") {
+      worldChanged(tx, g.owner, irreparable);
+    }
+  }
+  for (const [writer, escapes] of byWriter) {
+    if (tx.state.nodes[writer]!.status === "running") sup.scopeViolation(tx, writer, null, escapes);
+  }
+}
+
+/**
+ * A verified scope no longer holds what was verified: its result no longer stands. The harness (or whatever
+ * froze the tuple) taints, sparing training; anything else reopens with its closure.
+ */
+function worldChanged(tx: Tx, owner: NodeId, changed: string[]): void {
+  const froze = tx.state.frozen?.by === owner || nodeOf(tx.state.plan, owner).role === "harness";
+  sup.invalidate(tx, owner, froze ? "taint" : "reopen", { reason: "scope changed", changed });
+}

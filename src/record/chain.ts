@@ -1,0 +1,33 @@
+/**
+ * The black box's hash chain: every replay.jsonl line carries (as `prev`) the hash of the line before it,
+ * so a line edited, dropped or inserted anywhere breaks the chain at that line; and the engine keeps the
+ * chain's head (line count and last hash) in .arrow/chain, out of every worker's reach, so a line appended
+ * by anyone else is seen too.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+
+/** Hash of one line's text (without its newline): the first 32 hex digits of its sha256. */
+export function lineHash(text: string): string {
+  return createHash("sha256").update(text).digest("hex").slice(0, 32);
+}
+
+/** `prev` of the first line. */
+export const GENESIS = "0";
+
+export interface ChainHead {
+  lines: number;
+  head: string;
+}
+
+export const CHAIN_FILE = ".arrow/chain";
+
+export function readHead(runDir: string): ChainHead | null {
+  try {
+    const v = JSON.parse(Deno.readTextFileSync(`${runDir}/${CHAIN_FILE}`));
+    return Number.isSafeInteger(v.lines) && typeof v.head === "string" ? v : null;
+  } catch {
+    return null;
+  }
+}
