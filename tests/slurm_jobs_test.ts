@@ -17,12 +17,21 @@ function spec(dir: string, name: string, argv: string[]): SubmitSpec {
   return { name, argv, env: JOB_ENV, cwd: dir, stdout: `${dir}/out.txt`, stderr: `${dir}/err.txt` };
 }
 
+/** Runs `fn` with a client and a scratch directory; every job the test submitted is cancelled afterwards. */
 async function withClient(fn: (c: SlurmClient, dir: string) => Promise<void>): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "arrow-slurm-test-" });
   const c = await SlurmClient.connect({ conf: cluster.conf, pollMs: 100 });
+  const ids: string[] = [];
+  const submit = c.submit.bind(c);
+  c.submit = async (s) => {
+    const id = await submit(s);
+    ids.push(id);
+    return id;
+  };
   try {
     await fn(c, dir);
   } finally {
+    await Promise.all(ids.map((id) => c.cancel(id)));
     await c.close();
     await Deno.remove(dir, { recursive: true });
   }
@@ -112,12 +121,11 @@ Deno.test({
 Deno.test({
   name: "SlurmClient.adopt() re-attaches to a running job after the client that submitted it is gone",
   ignore,
-  fn: async () => {
-    const dir = await Deno.makeTempDir({ prefix: "arrow-slurm-test-" });
-    try {
-      const first = await SlurmClient.connect({ conf: cluster.conf, pollMs: 100 });
+  fn: () =>
+    withClient(async (first, dir) => {
+      const run = dir.split("/").at(-1)!;
       const running = await first.submit(
-        spec(dir, jobName("t", "adopt", 1), ["sh", "-c", "while [ ! -e go ]; do sleep 0.05; done; exit 4"]),
+        spec(dir, jobName(run, "adopt", 1), ["sh", "-c", "while [ ! -e go ]; do sleep 0.05; done; exit 4"]),
       );
       const done = await first.submit(spec(dir, jobName("t", "adopt-done", 1), ["true"]));
       await first.waitFor(running, (v) => v.state === "RUNNING", WAIT);
@@ -128,7 +136,7 @@ Deno.test({
       try {
         const views = await second.adopt([running, done, "999999"]);
         deepEqual([...views.values()].map((v) => v.state), ["RUNNING", "COMPLETED", "UNKNOWN"]);
-        const found = await second.findJobs(jobName("t", "adopt", 1));
+        const found = await second.findJobs(jobName(run, "adopt", 1));
         deepEqual(found.map((v) => v.jobId), [running]);
         Deno.writeTextFileSync(`${dir}/go`, "");
         const v = await second.waitFor(running, ended, WAIT);
@@ -136,10 +144,7 @@ Deno.test({
       } finally {
         await second.close();
       }
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
-  },
+    }),
 });
 
 Deno.test({
@@ -169,8 +174,8 @@ Deno.test({
       const b = await c.submit({ ...spec(dir, jobName("t", "gpu-b", 1), ["true"]), options: gpu });
       try {
         await c.waitFor(a, (v) => v.state === "RUNNING", WAIT);
-        await c.refresh();
-        const vb = c.state(b);
+        // The scheduler gives a waiting job its reason at its next pass; until then it reads "None".
+        const vb = await c.waitFor(b, (v) => v.state !== "PENDING" || v.reason !== "None", WAIT);
         deepEqual([vb.state, vb.reason], ["PENDING", "Resources"]);
         await c.cancel(a);
         equal((await c.waitFor(b, ended, WAIT)).state, "COMPLETED");
