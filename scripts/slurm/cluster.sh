@@ -91,6 +91,7 @@ KillWait=2
 MinJobAge=300
 SlurmdTimeout=30
 InactiveLimit=0
+$([ -n "${ARROW_SLURM_CPUS:-}" ] && echo "SlurmdParameters=config_overrides")
 GresTypes=gpu
 NodeName=localhost NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem Gres=gpu:$gpus State=UNKNOWN
 PartitionName=main Nodes=localhost Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO
