@@ -42,6 +42,17 @@ function spawnArrow(args: string[]) {
   };
 }
 
+/** The status code of a GET sent with the given Host header. */
+async function statusOver(port: number, host: string, path: string): Promise<number> {
+  using conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  await conn.write(
+    new TextEncoder().encode(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`),
+  );
+  const head = new Uint8Array(64);
+  const n = await conn.read(head);
+  return Number(new TextDecoder().decode(head.subarray(0, n ?? 0)).match(/^HTTP\/1\.1 (\d{3})/)?.[1] ?? 0);
+}
+
 /** A runs directory holding one (empty) run, enough to see the list through the socket. */
 function runsDir(): string {
   const dir = `${tmp}/runs-${crypto.randomUUID().slice(0, 8)}`;
@@ -73,11 +84,21 @@ Deno.test({
     equal(missing.code, 1);
     match(missing.stderr, /no runs directory/);
     const p = spawnArrow(["serve", "--port", "0", "--host", "0.0.0.0", "--runs-dir", runsDir()]);
-    await p.waitFor(/http:\/\/0\.0\.0\.0:\d+\//);
+    const [, port, token] = await p.waitFor(/http:\/\/0\.0\.0\.0:(\d+)\/\?token=([A-Za-z0-9_-]{43})\s/);
+    const bare = await fetch(`http://127.0.0.1:${port}/api/runs`);
+    equal(bare.status, 401, "beyond loopback, a request without the token is refused");
+    await bare.body?.cancel();
+    const linked = await fetch(`http://127.0.0.1:${port}/api/runs?token=${token}`);
+    equal(linked.status, 200);
+    await linked.body?.cancel();
     p.child.kill("SIGINT");
     const out = await p.finish();
     equal(out.code, 0);
-    match(out.stderr, /warning: the dashboard listens on 0\.0\.0\.0/);
+    match(
+      out.stderr,
+      /warning: the dashboard listens on 0\.0\.0\.0: anyone who can reach this machine and has the link/,
+    );
+    equal(out.stdout.split(token!).length - 1, 1, "the token is printed once");
   },
 });
 
@@ -121,5 +142,45 @@ Deno.test({
     p.child.kill("SIGINT");
     const out = await p.finish();
     equal(out.code, 0, out.stderr);
+  },
+});
+
+Deno.test({
+  name: "arrow serve beyond loopback with --no-token needs --allow-host, and then checks the Host",
+  ...SANITIZE,
+  async fn() {
+    const open = await spawnArrow([
+      "serve",
+      "--port",
+      "0",
+      "--host",
+      "0.0.0.0",
+      "--no-token",
+      "--runs-dir",
+      runsDir(),
+    ])
+      .finish();
+    equal(open.code, 1);
+    match(open.stderr, /Cannot listen on 0\.0\.0\.0 without an access token or a host allowlist/);
+    const p = spawnArrow([
+      "serve",
+      "--port",
+      "0",
+      "--host",
+      "0.0.0.0",
+      "--no-token",
+      "--allow-host",
+      "arrow.lab",
+      "--runs-dir",
+      runsDir(),
+    ]);
+    const [, port] = await p.waitFor(/http:\/\/0\.0\.0\.0:(\d+)\/\s/);
+    const other = await fetch(`http://127.0.0.1:${port}/api/runs`);
+    equal(other.status, 403);
+    await other.body?.cancel();
+    // fetch() will not send another Host than the URL's, so this request goes over a plain socket.
+    equal(await statusOver(Number(port), `arrow.lab:${port}`, "/api/runs"), 200);
+    p.child.kill("SIGINT");
+    equal((await p.finish()).code, 0);
   },
 });

@@ -1,7 +1,8 @@
 /**
  * A follower of one run's replay.jsonl, shared by everyone watching that run: it indexes the complete lines
- * appended since the last look (tick, finality, where the line is in the file) and keeps the text of the
- * recent ones within a fixed budget; older text is read back from the file when a late reader needs it.
+ * appended since the last look (tick, finality, where the line is in the file, by a byte scan that parses
+ * nothing) and keeps the ready-made event frames of the recent ones within a fixed budget — one buffer per
+ * line, handed to every reader; older frames are rebuilt from the file when a late reader needs them.
  * Memory is bounded whatever the run writes: a line over FRAME_CAP is never held (only its tick is kept,
  * and readers are told to fetch it), and reading is chunked and asynchronous, so neither a huge line nor a
  * FIFO planted in place of the file can stall the server. Something else says when to look (`poke`): the
@@ -9,16 +10,14 @@
  *
  * @module
  */
-import { parseBounded } from "../runtime/bounded_json.ts";
+import { LineScan } from "./line_scan.ts";
 import { openPlain } from "./safe_read.ts";
 
 /** Largest line sent whole to a live reader; a longer one is announced and fetched from /replay instead. */
 export const FRAME_CAP = 1024 * 1024;
-/** Text of recent lines kept in memory, in bytes, across the whole feed. */
+/** Frames of recent lines kept in memory, in bytes, across the whole feed. */
 export const CACHE_BUDGET = 8 * 1024 * 1024;
 const READ_CHUNK = 1024 * 1024;
-/** Enough of an oversized line's end to read its tick (canonical lines end `"tick":N}`). */
-const TAIL = 256;
 
 export interface FeedEntry {
   tick: number;
@@ -29,22 +28,23 @@ export interface FeedEntry {
   bytes: number;
   /** Longer than FRAME_CAP: never sent whole over the live feed. */
   big: boolean;
-  /** The line's text while it is cached. */
-  text?: string;
+  /** The line's SSE frame while it is cached. */
+  frame?: Uint8Array;
 }
 
 const NL = 0x0a;
-const dec = new TextDecoder();
+const CR = 0x0d;
+const enc = new TextEncoder();
 
 export class ReplayFeed {
   readonly entries: FeedEntry[] = [];
   readonly #dir: string;
   /** Bytes of the file consumed as complete lines. */
   #committed = 0;
-  /** The line still being written: its bytes while it may fit FRAME_CAP, then only its length and tail. */
+  /** The line still being written: its bytes while it may fit FRAME_CAP, then only its length and scan. */
   #partial: Uint8Array[] = [];
   #partialBytes = 0;
-  #tail = new Uint8Array(0);
+  #scan = new LineScan();
   #cached = 0;
   /** Index of the oldest entry that may still hold text. */
   #evictFrom = 0;
@@ -127,9 +127,9 @@ export class ReplayFeed {
     return lo;
   }
 
-  /** The text of a line that is not big: from the cache, or read back from the file (null if gone). */
-  async text(e: FeedEntry): Promise<string | null> {
-    if (e.text !== undefined) return e.text;
+  /** The SSE frame of a line that is not big: cached, or rebuilt from the file (null if gone). */
+  async frame(e: FeedEntry): Promise<Uint8Array | null> {
+    if (e.frame !== undefined) return e.frame;
     if (e.big) return null;
     const opened = await openPlain(this.#dir, "replay.jsonl");
     if (typeof opened === "string") return null;
@@ -143,7 +143,7 @@ export class ReplayFeed {
         if (n === null || n === 0) return null;
         got += n;
       }
-      return dec.decode(buf);
+      return frameOf(e.tick, buf);
     } finally {
       opened.file.close();
     }
@@ -208,41 +208,38 @@ export class ReplayFeed {
 
   #append(bytes: Uint8Array): void {
     if (!bytes.length) return;
+    this.#scan.push(bytes);
     this.#partialBytes += bytes.length;
-    if (this.#partialBytes <= FRAME_CAP) {
-      // Copy: the read buffer is reused for the next chunk.
-      this.#partial.push(bytes.slice());
-      return;
-    }
-    // Past the cap: drop what was buffered, keep only the end (the first time, the buffered part is its start).
-    const before = this.#partial.length ? joinAll(this.#partial) : this.#tail;
-    this.#partial = [];
-    const both = concat(before, bytes);
-    this.#tail = both.slice(Math.max(0, both.length - TAIL));
+    // Copy while the line may still fit (the read buffer is reused); past the cap, hold nothing.
+    if (this.#partialBytes <= FRAME_CAP) this.#partial.push(bytes.slice());
+    else this.#partial = [];
   }
 
   #endLine(): void {
     const offset = this.#committed;
     const bytes = this.#partialBytes;
     this.#committed += bytes + 1;
+    const head = this.#scan.finish();
     const big = bytes > FRAME_CAP;
-    const entry = big ? bigEntry(this.#tail, offset, bytes) : smallEntry(joinAll(this.#partial), offset);
+    const line = big || !head ? null : joinAll(this.#partial);
     this.#resetPartial();
-    if (!entry || entry.tick <= this.lastTick) {
+    if (!head || head.tick <= this.lastTick) {
       if (bytes > 0) this.skipped++;
       return;
     }
+    const entry: FeedEntry = { tick: head.tick, final: head.final, offset, bytes, big };
+    if (line) entry.frame = frameOf(head.tick, line);
     this.entries.push(entry);
-    if (entry.text !== undefined) this.#cache(entry.text.length);
+    if (entry.frame) this.#cache(entry.frame.length);
   }
 
   #cache(bytes: number): void {
     this.#cached += bytes;
     while (this.#cached > CACHE_BUDGET && this.#evictFrom < this.entries.length - 1) {
       const old = this.entries[this.#evictFrom++]!;
-      if (old.text !== undefined) {
-        this.#cached -= old.text.length;
-        delete old.text;
+      if (old.frame !== undefined) {
+        this.#cached -= old.frame.length;
+        delete old.frame;
       }
     }
   }
@@ -250,16 +247,8 @@ export class ReplayFeed {
   #resetPartial(): void {
     this.#partial = [];
     this.#partialBytes = 0;
-    this.#tail = new Uint8Array(0);
+    this.#scan = new LineScan();
   }
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  if (!a.length) return b;
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }
 
 function joinAll(parts: Uint8Array[]): Uint8Array {
@@ -275,28 +264,19 @@ function joinAll(parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
-function smallEntry(bytes: Uint8Array, offset: number): FeedEntry | null {
-  const text = dec.decode(bytes);
-  const line = parseLine(text);
-  return line &&
-    { tick: line.tick, final: line.final, offset, bytes: bytes.length, big: false, text: line.text };
-}
-
-/** An oversized line is never parsed: its tick comes from its end; it is never taken for the last one. */
-function bigEntry(tail: Uint8Array, offset: number, bytes: number): FeedEntry | null {
-  const m = /"tick":(\d{1,15})\}\s*$/.exec(dec.decode(tail));
-  return m ? { tick: Number(m[1]), final: false, offset, bytes, big: true } : null;
-}
-
 /**
- * A replay line's tick and whether it is the last; a line that is not a replay line is skipped. Carriage
- * returns (JSON whitespace, never inside a string) become spaces so they cannot end an SSE field early.
+ * One `tick` event carrying the line as its data. Carriage returns (JSON whitespace, never inside a string)
+ * become spaces, so they cannot end an SSE field early.
  */
-export function parseLine(text: string): { tick: number; text: string; final: boolean } | null {
-  const r = parseBounded(text, { maxBytes: FRAME_CAP, maxDepth: 128 });
-  if (!r.ok) return null;
-  const v = r.value as { tick?: unknown; events?: unknown } | null;
-  if (!v || typeof v !== "object" || !Number.isSafeInteger(v.tick) || !Array.isArray(v.events)) return null;
-  const final = v.events.some((e) => (e as { e?: unknown } | null)?.e === "verdict");
-  return { tick: v.tick as number, text: text.includes("\r") ? text.replaceAll("\r", " ") : text, final };
+export function frameOf(tick: number, line: Uint8Array): Uint8Array {
+  const head = enc.encode(`id: ${tick}\nevent: tick\ndata: `);
+  const out = new Uint8Array(head.length + line.length + 2);
+  out.set(head);
+  out.set(line, head.length);
+  if (line.includes(CR)) {
+    for (let i = head.length; i < head.length + line.length; i++) if (out[i] === CR) out[i] = 0x20;
+  }
+  out[out.length - 2] = NL;
+  out[out.length - 1] = NL;
+  return out;
 }

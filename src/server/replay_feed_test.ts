@@ -1,5 +1,7 @@
 import { deepEqual, equal } from "node:assert/strict";
-import { CACHE_BUDGET, FRAME_CAP, parseLine, ReplayFeed } from "./replay_feed.ts";
+import { CACHE_BUDGET, FRAME_CAP, frameOf, ReplayFeed } from "./replay_feed.ts";
+
+const text = (b: Uint8Array | null) => (b === null ? null : new TextDecoder().decode(b));
 
 const line = (tick: number, final = false, pad = 0) =>
   JSON.stringify({
@@ -45,7 +47,7 @@ Deno.test("ReplayFeed.poke() indexes complete lines only, in order, once, and wa
     deepEqual(feed.entries.map((e) => e.tick), [0, 1, 2, 3], "nothing after the verdict line");
     equal(feed.final, true);
     equal(wakes, 3);
-    equal(await feed.text(feed.entries[1]!), line(1));
+    equal(text(await feed.frame(feed.entries[1]!)), `id: 1\nevent: tick\ndata: ${line(1)}\n\n`);
   }));
 
 Deno.test("ReplayFeed never holds a line over FRAME_CAP: it keeps its tick and marks it big", () =>
@@ -56,8 +58,8 @@ Deno.test("ReplayFeed never holds a line over FRAME_CAP: it keeps its tick and m
     await feed.settled();
     deepEqual(feed.entries.map((e) => [e.tick, e.big]), [[0, false], [1, true], [2, false]]);
     equal(feed.entries[1]!.bytes, huge.length);
-    equal(feed.entries[1]!.text, undefined);
-    equal(await feed.text(feed.entries[1]!), null);
+    equal(feed.entries[1]!.frame, undefined);
+    equal(await feed.frame(feed.entries[1]!), null);
     equal(feed.entries[2]!.offset, line(0).length + 1 + huge.length + 1);
   }));
 
@@ -69,10 +71,10 @@ Deno.test("ReplayFeed keeps recent text within its budget and reads older lines 
     const feed = new ReplayFeed(dir);
     await feed.settled();
     equal(feed.entries.length, n);
-    const held = feed.entries.filter((e) => e.text !== undefined);
-    equal(held.reduce((s, e) => s + e.text!.length, 0) <= CACHE_BUDGET, true);
-    equal(feed.entries[0]!.text, undefined, "the oldest text was let go");
-    equal(await feed.text(feed.entries[0]!), lines[0]);
+    const held = feed.entries.filter((e) => e.frame !== undefined);
+    equal(held.reduce((s, e) => s + e.frame!.length, 0) <= CACHE_BUDGET, true);
+    equal(feed.entries[0]!.frame, undefined, "the oldest frame was let go");
+    equal(text(await feed.frame(feed.entries[0]!)), text(frameOf(0, new TextEncoder().encode(lines[0]!))));
   }));
 
 Deno.test("ReplayFeed ignores a replay.jsonl that is a symlink or a FIFO", () =>
@@ -109,11 +111,24 @@ Deno.test("ReplayFeed.indexAfter() finds the first line past a tick", () =>
     deepEqual([-1, 0, 1, 2, 4, 5, 9].map((t) => feed.indexAfter(t)), [0, 1, 1, 2, 2, 3, 3]);
   }));
 
-Deno.test("parseLine() reads tick and finality and refuses what is not a replay line", () => {
-  deepEqual(parseLine(line(4)), { tick: 4, text: line(4), final: false });
-  equal(parseLine(line(5, true))?.final, true);
-  equal(parseLine('{"events":[],\r"tick":6}')?.text, '{"events":[], "tick":6}');
-  for (const bad of ["{}", "nope", '{"events":[],"tick":1.5}', '{"events":{},"tick":1}', "[[[[" + "]]]]"]) {
-    equal(parseLine(bad), null, bad);
-  }
+Deno.test("frameOf() wraps a line in one tick event and turns carriage returns into spaces", () => {
+  const enc = new TextEncoder();
+  equal(
+    text(frameOf(4, enc.encode('{"events":[],"tick":4}'))),
+    'id: 4\nevent: tick\ndata: {"events":[],"tick":4}\n\n',
+  );
+  equal(
+    text(frameOf(6, enc.encode('{"events":[],\r"tick":6}'))),
+    'id: 6\nevent: tick\ndata: {"events":[], "tick":6}\n\n',
+  );
 });
+
+Deno.test("ReplayFeed skips lines that are not replay lines and counts them", () =>
+  withDir(async (dir) => {
+    const junk = ["{}", "nope", '{"events":[],"tick":1.5}', "[1]", '{"tick":2', line(0)];
+    Deno.writeTextFileSync(`${dir}/replay.jsonl`, [line(0), ...junk, line(3)].join("\n") + "\n");
+    const feed = new ReplayFeed(dir);
+    await feed.settled();
+    deepEqual(feed.entries.map((e) => e.tick), [0, 3]);
+    equal(feed.skipped, junk.length, "a repeated tick is skipped too");
+  }));

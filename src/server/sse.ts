@@ -12,10 +12,6 @@ import type { FeedEntry, ReplayFeed } from "./replay_feed.ts";
 
 const enc = new TextEncoder();
 
-export function frame(tick: number, text: string): string {
-  return `id: ${tick}\nevent: tick\ndata: ${text}\n\n`;
-}
-
 export function bigFrame(e: FeedEntry): string {
   return `id: ${e.tick}\nevent: big\ndata: {"bytes":${e.bytes},"tick":${e.tick}}\n\n`;
 }
@@ -91,9 +87,10 @@ export function sseResponse(
         const e = feed.entries[cursor];
         if (e) {
           cursor++;
-          const text = await feed.text(e);
+          const frame = await feed.frame(e);
           if (!open) return;
-          c.enqueue(enc.encode(text === null ? bigFrame(e) : frame(e.tick, text)));
+          // The same cached buffer goes to every reader: nothing is copied per client.
+          c.enqueue(frame ?? enc.encode(bigFrame(e)));
           return;
         }
         if (feed.final || feed.closed) {
