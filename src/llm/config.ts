@@ -34,7 +34,7 @@ export interface AgentConfig {
   protocol: { version: string; metric: string; direction: "maximize" | "minimize" };
   /** From the plan's `worker: {type: agent, prompt, model, max_steps}`. */
   args: { prompt: string; model?: string; max_steps?: number };
-  /** Worker-side faults aimed at this attempt (listed to the agent only through ARROW_FAULTS). */
+  /** Worker-side faults aimed at this attempt; the loop ignores them (commands see ARROW_FAULTS if set). */
   faults: { kind: string; node: string; [key: string]: unknown }[];
   /** 1-based; a restart after `arrow resume` keeps the attempt, so the transcript is replayed. */
   attempt: number;
