@@ -28,6 +28,8 @@ export interface CsvLimits {
   maxRows: number;
   /** Characters in one cell (default 1 Mi). */
   maxCellChars: number;
+  /** Cells in all data rows together (default 50 million), which bounds the memory the cells take. */
+  maxCells: number;
 }
 
 export const DEFAULT_LIMITS: CsvLimits = {
@@ -35,6 +37,7 @@ export const DEFAULT_LIMITS: CsvLimits = {
   maxColumns: 4096,
   maxRows: 5_000_000,
   maxCellChars: 1024 * 1024,
+  maxCells: 50_000_000,
 };
 
 /** Cells of a CSV: the header names, then rows of exactly as many cells, each with its first line. */
@@ -161,6 +164,9 @@ export function parseCsvText(
     }
     if (rows.length >= limits.maxRows) {
       throw new CsvError(file, start, `more than ${limits.maxRows} data rows`);
+    }
+    if ((rows.length + 1) * cells.length > limits.maxCells) {
+      throw new CsvError(file, start, `more than ${limits.maxCells} cells in the data rows`);
     }
     rows.push(cells);
     lines.push(start);

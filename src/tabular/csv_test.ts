@@ -69,6 +69,7 @@ Deno.test("parseCsvText() refuses input past its limits with a CsvError", () => 
   throws(() => parseCsvText("a\n1\n", "f", { limits: { maxChars: 3 } }), CsvError);
   throws(() => parseCsvText("a,b,c\n1,2,3\n", "f", { limits: { maxColumns: 2 } }), /more than 2 cells/);
   throws(() => parseCsvText("a\n1\n2\n3\n", "f", { limits: { maxRows: 2 } }), /more than 2 data rows/);
+  throws(() => parseCsvText("a,b\n1,2\n3,4\n", "f", { limits: { maxCells: 3 } }), /more than 3 cells/);
   throws(() => parseCsvText('a\n"12345"\n', "f", { limits: { maxCellChars: 4 } }), /longer than 4/);
   throws(() => parseCsvText("a\n123456\n", "f", { limits: { maxCellChars: 4 } }), /longer than 4/);
 });
