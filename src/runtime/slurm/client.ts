@@ -26,6 +26,8 @@ export interface SlurmClientOptions {
   jobcomp?: string | null;
   /** Ask sacct about forgotten jobs; default: when the cluster has accounting storage. */
   sacct?: boolean;
+  /** Tool calls at once (more wait their turn; each call's time limit starts when it starts); default 4. */
+  maxCalls?: number;
 }
 
 const TOOLS = ["sbatch", "squeue", "scontrol", "scancel", "sacct"] as const;
@@ -61,6 +63,9 @@ export class SlurmClient {
   #env: Record<string, string>;
   #o: Required<Pick<SlurmClientOptions, "pollMs" | "callTimeoutMs" | "submitTimeoutMs">>;
   #poller: Poller;
+  #maxCalls: number;
+  #active = 0;
+  #waiting: (() => void)[] = [];
 
   private constructor(
     tools: Record<string, string>,
@@ -75,6 +80,7 @@ export class SlurmClient {
       callTimeoutMs: o.callTimeoutMs ?? 5000,
       submitTimeoutMs: o.submitTimeoutMs ?? 20_000,
     };
+    this.#maxCalls = Math.max(1, o.maxCalls ?? 4);
     this.#env = { PATH: o.path ?? "/usr/bin:/bin", LC_ALL: "C", ...(conf ? { SLURM_CONF: conf } : {}) };
     const fileComp = cfg.get("JobCompType") === "jobcomp/filetxt" ? cfg.get("JobCompLoc") ?? null : null;
     this.jobcomp = o.jobcomp !== undefined ? o.jobcomp : fileComp;
@@ -141,12 +147,28 @@ export class SlurmClient {
       };
       return Promise.resolve(r);
     }
-    return execBounded(cmd, args, {
-      env: x.env ?? this.#env,
-      timeoutMs: x.timeoutMs ?? this.#o.callTimeoutMs,
-      maxBytes: OUTPUT_MAX,
-      ...(x.stdin !== undefined ? { stdin: x.stdin } : {}),
-    });
+    return this.#turn(() =>
+      execBounded(cmd, args, {
+        env: x.env ?? this.#env,
+        timeoutMs: x.timeoutMs ?? this.#o.callTimeoutMs,
+        maxBytes: OUTPUT_MAX,
+        ...(x.stdin !== undefined ? { stdin: x.stdin } : {}),
+      })
+    );
+  }
+
+  /** Bounds the tool calls in flight: hundreds of sbatch at once would starve each other past their limits. */
+  async #turn<T>(fn: () => Promise<T>): Promise<T> {
+    // A finishing call hands its slot straight to the next waiter, so a newcomer cannot slip in between.
+    if (this.#active >= this.#maxCalls) await new Promise<void>((r) => this.#waiting.push(r));
+    else this.#active++;
+    try {
+      return await fn();
+    } finally {
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#active--;
+    }
   }
 
   /**
@@ -158,7 +180,12 @@ export class SlurmClient {
   async submit(spec: SubmitSpec): Promise<JobId> {
     checkSpec(spec);
     const script = batchScript(spec);
-    if (spec.scriptCopy) await Deno.writeTextFile(spec.scriptCopy, script);
+    if (spec.scriptCopy) {
+      await Deno.mkdir(spec.scriptCopy.slice(0, spec.scriptCopy.lastIndexOf("/")) || "/", {
+        recursive: true,
+      });
+      await Deno.writeTextFile(spec.scriptCopy, script);
+    }
     const r = await this.run("sbatch", sbatchArgs(spec), {
       stdin: script,
       timeoutMs: this.#o.submitTimeoutMs,

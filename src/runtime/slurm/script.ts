@@ -14,10 +14,20 @@ export function shQuote(s: string): string {
   return /^[A-Za-z0-9_./:=@%+,-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
 }
 
+/** A name part with only [A-Za-z0-9_-] (so "." separates parts unambiguously), at most 60 characters. */
+export function namePart(s: string): string {
+  return s.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 60);
+}
+
 /** A job name naming run, node and attempt: `arrow.<run>.<node>.<attempt>`, safe for every Slurm tool. */
 export function jobName(run: string, node: string, attempt: number): string {
-  const clean = (s: string) => s.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 60);
-  return `arrow.${clean(run)}.${clean(node)}.${attempt}`;
+  return `arrow.${namePart(run)}.${namePart(node)}.${attempt}`;
+}
+
+/** The parts of a name made by `jobName` (run and node as `namePart` cleaned them), or null. */
+export function parseJobName(name: string): { run: string; node: string; attempt: number } | null {
+  const m = name.match(/^arrow\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.(\d+)$/);
+  return m ? { run: m[1]!, node: m[2]!, attempt: Number(m[3]) } : null;
 }
 
 /** The batch script: one `exec` of the argv, with a header saying what it is. */

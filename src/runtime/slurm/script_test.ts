@@ -1,5 +1,5 @@
 import { deepEqual, equal, throws } from "node:assert/strict";
-import { batchScript, checkSpec, jobName, sbatchArgs, sbatchEnv, shQuote } from "./script.ts";
+import { batchScript, checkSpec, jobName, parseJobName, sbatchArgs, sbatchEnv, shQuote } from "./script.ts";
 import { SlurmError, type SubmitSpec } from "./types.ts";
 
 const spec: SubmitSpec = {
@@ -77,5 +77,8 @@ Deno.test("checkSpec() rejects relative paths, % in file names, bad names and em
 });
 
 Deno.test("jobName() names run, node and attempt with characters every Slurm tool accepts", () => {
-  equal(jobName("2026-11-30T16:00 run", "N/4", 3), "arrow.2026-11-30T16_00_run.N_4.3");
+  const name = jobName("2026-11-30T16:00 run.b", "N/4.x", 3);
+  equal(name, "arrow.2026-11-30T16_00_run_b.N_4_x.3");
+  deepEqual(parseJobName(name), { run: "2026-11-30T16_00_run_b", node: "N_4_x", attempt: 3 });
+  equal(parseJobName("arrow.a.b.c.1"), null);
 });
