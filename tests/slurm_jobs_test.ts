@@ -185,3 +185,85 @@ Deno.test({
       }
     }),
 });
+
+const BWRAP = ["/usr/bin/bwrap"].find((p) => {
+  try {
+    return Deno.statSync(p).isFile;
+  } catch {
+    return false;
+  }
+});
+
+Deno.test({
+  name: "a bubblewrap-prefixed argv runs sandboxed as a job, and scancel ends the sandboxed program",
+  ignore: ignore || !BWRAP,
+  fn: () =>
+    withClient(async (c, dir) => {
+      Deno.mkdirSync(`${dir}/scope`);
+      const box = (cmd: string) => [
+        BWRAP!,
+        ...[
+          "--ro-bind",
+          "/",
+          "/",
+          "--dev",
+          "/dev",
+          "--proc",
+          "/proc",
+          "--bind",
+          `${dir}/scope`,
+          `${dir}/scope`,
+        ],
+        ...["--unshare-all", "--die-with-parent", "--new-session", "--chdir", `${dir}/scope`, "--"],
+        "bash",
+        "-c",
+        cmd,
+      ];
+      const write = await c.submit(
+        spec(dir, jobName("t", "bwrap", 1), box(`echo in > ok.txt; echo out > ${dir}/escaped.txt || exit 5`)),
+      );
+      const v = await c.waitFor(write, ended, WAIT);
+      deepEqual([v.state, v.exitCode], ["FAILED", 5]);
+      equal(Deno.readTextFileSync(`${dir}/scope/ok.txt`), "in\n");
+      equal(existsSync(`${dir}/escaped.txt`), false);
+
+      const marker = `arrow-bwrap-sleep-${dir.split("/").at(-1)}`;
+      const long = await c.submit(
+        spec(dir, jobName("t", "bwrap-cancel", 1), box(`exec -a ${marker} sleep 300`)),
+      );
+      const deadline = Date.now() + WAIT;
+      while (processesNamed(marker) === 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      equal(processesNamed(marker), 1, "the sandboxed program runs");
+      await c.cancel(long);
+      equal((await c.waitFor(long, ended, WAIT)).state, "CANCELLED");
+      const gone = Date.now() + WAIT;
+      while (processesNamed(marker) > 0 && Date.now() < gone) await new Promise((r) => setTimeout(r, 20));
+      equal(processesNamed(marker), 0, "the sandboxed program must not outlive its job");
+    }),
+});
+
+function existsSync(p: string): boolean {
+  try {
+    Deno.statSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Live processes whose argv[0] is `name` (zombies excluded). */
+function processesNamed(name: string): number {
+  let n = 0;
+  for (const e of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(e.name)) continue;
+    try {
+      const argv0 = Deno.readTextFileSync(`/proc/${e.name}/cmdline`).split("\0")[0];
+      if (argv0 === name && !/\) Z /.test(Deno.readTextFileSync(`/proc/${e.name}/stat`))) n++;
+    } catch {
+      // gone
+    }
+  }
+  return n;
+}
