@@ -165,6 +165,17 @@ Deno.test({
 });
 
 Deno.test({
+  name: "SlurmClient.probe() asks the cluster whether options could run, naming what it refuses",
+  ignore,
+  fn: () =>
+    withClient(async (c) => {
+      equal(await c.probe({ partition: "gpu", gres: "gpu:1", time: "10" }), null);
+      equal(await c.probe({ partition: "nosuch" }), "Invalid partition name specified");
+      equal(await c.probe({ gres: "gpu:64" }), "Requested node configuration is not available");
+    }),
+});
+
+Deno.test({
   name: "the gpu gres admits one gpu job at a time on the one-node cluster",
   ignore,
   fn: () =>

@@ -9,7 +9,14 @@ import { execBounded, type ExecResult } from "./exec.ts";
 import { parseSqueue, SQUEUE_FORMAT } from "./parse.ts";
 import { lost, Poller, type PollHealth } from "./poller.ts";
 import { batchScript, checkSpec, sbatchArgs, sbatchEnv } from "./script.ts";
-import { isFinal, type JobId, type JobView, SlurmError, type SubmitSpec } from "./types.ts";
+import {
+  isFinal,
+  type JobId,
+  type JobView,
+  SlurmError,
+  type SlurmOptions,
+  type SubmitSpec,
+} from "./types.ts";
 
 export interface SlurmClientOptions {
   /** slurm.conf of the cluster; default $SLURM_CONF, else the tools' own default. */
@@ -232,6 +239,33 @@ export class SlurmClient {
       });
     }
     return id;
+  }
+
+  /**
+   * Asks the cluster whether a job with these options could run (`sbatch --test-only`, nothing is
+   * submitted): null when it could, else Slurm's reason ("Invalid partition name specified", …) — for
+   * `arrow validate` against a live cluster, after `checkSlurmOptions` has checked the syntax.
+   */
+  async probe(options: SlurmOptions): Promise<string | null> {
+    const args = sbatchArgs({
+      name: "arrow.probe",
+      argv: ["true"],
+      env: {},
+      cwd: "/",
+      stdout: "/dev/null",
+      stderr: "/dev/null",
+      options,
+    })
+      .filter((a) => a !== "--parsable");
+    const r = await this.run("sbatch", ["--test-only", ...args, "--wrap=true"]);
+    if (r.timedOut) {
+      throw new SlurmError("Cannot check Slurm options: sbatch gave no answer in time", "timeout");
+    }
+    if (r.code === 0) return null;
+    const lines = r.stderr.split("\n").map((l) =>
+      l.replace(/^(sbatch: error: |allocation failure: )/, "").trim()
+    );
+    return lines.filter(Boolean).at(-1)?.slice(0, 300) ?? `sbatch exit ${r.code}`;
   }
 
   /** The cached view of a job: synchronous, no scheduler call. A job never submitted or adopted is UNKNOWN. */

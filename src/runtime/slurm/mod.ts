@@ -1,11 +1,13 @@
 /**
  * The Slurm runtime backend: a client over sbatch/squeue/scontrol/scancel with a background state poller,
- * the batch-script writer, and validation of per-node Slurm options.
+ * the batch-script writer, the run's job journal and re-attachment after a crash, and validation of
+ * per-node Slurm options.
  *
  * @module
  */
+export { type JobContext, runPrefix, slurmSpec } from "./backend.ts";
 export { SlurmClient, type SlurmClientOptions } from "./client.ts";
-export type { PollHealth } from "./poller.ts";
+export { JobJournal, type JobRecord, reattach, type Reattachment } from "./journal.ts";
 export {
   checkSlurmOptions,
   OPTION_KEYS,
@@ -14,7 +16,8 @@ export {
   parseMem,
   parseTimeLimit,
 } from "./options.ts";
-export { batchScript, jobName, sbatchArgs } from "./script.ts";
+export type { PollHealth } from "./poller.ts";
+export { batchScript, jobName, parseJobName, sbatchArgs } from "./script.ts";
 export {
   isFinal,
   type JobId,
