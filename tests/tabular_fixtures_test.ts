@@ -1,6 +1,7 @@
 /** The tabular toolkit end to end on fixture files, and inside a child with an executor's permissions. */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import {
+  columnKinds,
   crossValidate,
   CsvError,
   describeTable,
@@ -8,6 +9,11 @@ import {
   makeSplits,
   makeTarget,
   readCsvFile,
+  readTable,
+  restrictSplits,
+  splitsFromJson,
+  splitsToJson,
+  writeCsv,
 } from "../src/tabular/mod.ts";
 import { ROOT } from "./helpers/cli.ts";
 
@@ -86,4 +92,20 @@ Deno.test("the toolkit runs in a child with only --allow-read of its CSV (--no-n
   const r = JSON.parse(new TextDecoder().decode(out.stdout));
   deepEqual([r.task, r.metric, r.folds, r.other], ["binary", "accuracy", 3, "denied"]);
   ok(r.mean > 0.7, `title feature accuracy ${r.mean}`);
+});
+
+Deno.test("an executor handed only the dev rows (CSV + kinds + re-indexed folds) gets the same CV scores", () => {
+  const table = readCsvFile(`${DIR}/passengers.csv`);
+  const target = makeTarget(table, "Survived");
+  const splits = makeSplits(target, { seed: 4, folds: 3 });
+  const full = crossValidate(table, splits, { target, model: { stages: 15 } }, "logloss");
+  const devTable = readTable(writeCsv(table, splits.dev), "dev.csv", { types: columnKinds(table) });
+  const devSplits = splitsFromJson(
+    JSON.parse(JSON.stringify(splitsToJson(restrictSplits(splits, splits.dev)))),
+    devTable.nRows,
+  );
+  const devTarget = makeTarget(devTable, "Survived");
+  const alone = crossValidate(devTable, devSplits, { target: devTarget, model: { stages: 15 } }, "logloss");
+  deepEqual(alone.folds, full.folds);
+  equal(devTable.nRows, splits.dev.length);
 });

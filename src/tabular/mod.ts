@@ -8,18 +8,21 @@
  *
  * ```ts
  * const table = readCsvFile("train.csv");            // CsvError "file:line: Cannot read the CSV: …"
- * const target = makeTarget(table, "Survived");      // task inferred: regression | binary | multiclass
- * const metric = defaultMetric(target.task);         // or the user's; METRICS[metric].direction
- * const splits = makeSplits(target, { seed: 7 });    // dev folds / heldout / test, stratified
+ * const { target, metric, direction, splits } = makeTask(table, "Survived", { seed: 7 });
+ * // = makeTarget (task inferred: regression | binary | multiclass) + defaultMetric (or the user's, checked
+ * //   against the task) + makeSplits (dev folds / held-out / test, stratified)
  * const spec = { target, transform, model: { stages: 100, maxDepth: 3 } };
  * const cv = crossValidate(table, splits, spec, metric);             // executors: dev folds only
  * const gate = evaluateOn(table, splits.dev, splits.heldout, spec, metric).score; // merge gate only
  * const final = evaluateOn(table, splits.dev, splits.test, spec, metric).score;   // once, at the end
  * ```
  *
- * To keep held-out and test rows out of an executor's reach, give the executor a table of dev rows only
- * (`writeCsv(takeRows(table, splits.dev))` or its own file) and splits re-indexed into it (`restrictSplits`),
- * and run the gate in the parent.
+ * To keep held-out and test rows out of an executor's reach, give the executor a file of dev rows only
+ * (`writeCsv(table, splits.dev)`), the column kinds to force when it reads it back (`columnKinds(table)` as
+ * `ReadOptions.types`, so a subset never re-infers differently), and the folds re-indexed into that file
+ * (`splitsToJson(restrictSplits(splits, splits.dev))`, read with `splitsFromJson`); run the gate in the
+ * parent. (`writeCsv` writes a missing cell empty; a real level spelled like a missing marker, e.g. `NA`,
+ * would read back as missing.)
  *
  * ## A feature hypothesis
  *
@@ -47,6 +50,7 @@ export {
   cellValue,
   type Column,
   type ColumnKind,
+  columnKinds,
   describeTable,
   getColumn,
   isMissing,
@@ -67,7 +71,16 @@ export {
   score,
 } from "./metrics.ts";
 export { mulberry32, type Rng, shuffleInPlace, subSeed } from "./prng.ts";
-export { type Fold, makeSplits, restrictSplits, type SplitOptions, type Splits } from "./split.ts";
+export {
+  type Fold,
+  makeSplits,
+  restrictSplits,
+  type SplitOptions,
+  type Splits,
+  splitsFromJson,
+  type SplitsJson,
+  splitsToJson,
+} from "./split.ts";
 export {
   applyEncoding,
   applyEncodingToTrain,
@@ -96,4 +109,5 @@ export {
   predictPipeline,
   TransformError,
 } from "./pipeline.ts";
+export { makeTask, type TabularTask, type TaskOptions } from "./task.ts";
 export { crossValidate, type CvReport, evaluateOn, type Evaluation, type FoldScore, meanStd } from "./cv.ts";

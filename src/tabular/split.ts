@@ -118,3 +118,50 @@ export function restrictSplits(splits: Splits, rows: ArrayLike<number>): Splits 
     folds: splits.folds.map((f) => ({ train: map(f.train), valid: map(f.valid) })),
   };
 }
+
+/** Splits as plain JSON (index arrays as number lists), e.g. for an executor's input file. */
+export interface SplitsJson {
+  seed: number;
+  dev: number[];
+  heldout: number[];
+  test: number[];
+  folds: { train: number[]; valid: number[] }[];
+}
+
+export function splitsToJson(s: Splits): SplitsJson {
+  const a = (r: Rows) => Array.from(r);
+  return {
+    seed: s.seed,
+    dev: a(s.dev),
+    heldout: a(s.heldout),
+    test: a(s.test),
+    folds: s.folds.map((f) => ({ train: a(f.train), valid: a(f.valid) })),
+  };
+}
+
+/** Reads splits back from JSON, checking every index is an integer in [0, nRows). */
+export function splitsFromJson(v: unknown, nRows: number): Splits {
+  const bad = (why: string): never => {
+    throw new TypeError(`Cannot read the splits: ${why}`);
+  };
+  const o = (typeof v === "object" && v !== null ? v : bad("not an object")) as Record<string, unknown>;
+  const rows = (x: unknown, what: string): Rows => {
+    if (!Array.isArray(x)) return bad(`${what} is not a list`);
+    for (const r of x) {
+      if (!Number.isInteger(r) || r < 0 || r >= nRows) bad(`${what} holds ${JSON.stringify(r)}`);
+    }
+    return Int32Array.from(x as number[]);
+  };
+  if (!Number.isInteger(o.seed)) bad("seed is not an integer");
+  if (!Array.isArray(o.folds)) bad("folds is not a list");
+  return {
+    seed: o.seed as number,
+    dev: rows(o.dev, "dev"),
+    heldout: rows(o.heldout, "heldout"),
+    test: rows(o.test, "test"),
+    folds: (o.folds as Record<string, unknown>[]).map((f, i) => ({
+      train: rows(f?.train, `fold ${i} train`),
+      valid: rows(f?.valid, `fold ${i} valid`),
+    })),
+  };
+}

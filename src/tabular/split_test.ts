@@ -1,5 +1,5 @@
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
-import { makeSplits, restrictSplits } from "./split.ts";
+import { makeSplits, restrictSplits, splitsFromJson, splitsToJson } from "./split.ts";
 import type { Target } from "./target.ts";
 
 function classTarget(counts: number[]): Target {
@@ -78,4 +78,14 @@ Deno.test("restrictSplits() re-indexes the folds into a dev-only table and empti
   deepEqual(Array.from(r.dev), Array.from(s.dev, (_, i) => i));
   r.folds.forEach((f, k) => deepEqual(Array.from(f.valid, (i) => s.dev[i]), Array.from(s.folds[k]!.valid)));
   throws(() => restrictSplits(s, s.dev.slice(1)), /is not among the rows kept/);
+});
+
+Deno.test("splitsToJson() and splitsFromJson() round-trip, and reading checks every index", () => {
+  const t = classTarget([30, 30]);
+  const s = makeSplits(t, { seed: 6 });
+  deepEqual(splitsFromJson(JSON.parse(JSON.stringify(splitsToJson(s))), 60), s);
+  const j = splitsToJson(s);
+  j.folds[0]!.valid.push(60);
+  throws(() => splitsFromJson(j, 60), /fold 0 valid holds 60/);
+  throws(() => splitsFromJson({ seed: 1 }, 60), /folds is not a list/);
 });

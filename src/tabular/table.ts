@@ -113,6 +113,11 @@ export function takeRows(table: Table, rows: ArrayLike<number>): Table {
   return { nRows: n, columns };
 }
 
+/** Each column's kind, to force on a re-read subset (`readTable(text, file, { types })`) so kinds never drift. */
+export function columnKinds(table: Table): Record<string, ColumnKind> {
+  return Object.fromEntries(table.columns.map((c) => [c.name, c.kind]));
+}
+
 /** All row indices 0..n−1. */
 export function allRows(table: Table): Rows {
   return Int32Array.from({ length: table.nRows }, (_, i) => i);
