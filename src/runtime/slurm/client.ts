@@ -8,7 +8,7 @@
 import { execBounded, type ExecResult } from "./exec.ts";
 import { parseSqueue, SQUEUE_FORMAT } from "./parse.ts";
 import { lost, Poller, type PollHealth } from "./poller.ts";
-import { batchScript, checkSpec, sbatchArgs, sbatchEnv } from "./script.ts";
+import { batchScript, checkDirs, checkSpec, sbatchArgs, sbatchEnv } from "./script.ts";
 import {
   isFinal,
   type JobId,
@@ -186,6 +186,7 @@ export class SlurmClient {
    */
   async submit(spec: SubmitSpec): Promise<JobId> {
     checkSpec(spec);
+    checkDirs(spec);
     const script = batchScript(spec);
     if (spec.scriptCopy) {
       await Deno.mkdir(spec.scriptCopy.slice(0, spec.scriptCopy.lastIndexOf("/")) || "/", {

@@ -66,14 +66,19 @@ const REASON_OF: Partial<Record<JobState, string>> = {
 
 /**
  * Exit status and signal of a job. While a job is live there is none. When Slurm ended it (cancel, time
- * limit, preemption, node failure) a status of 0 with no signal means "none recorded", not "exited 0".
+ * limit, preemption, node failure) a status of 0 with no signal means "none recorded", not "exited 0". A job
+ * that never started (JobLaunchFailure: its output file or directory could not be opened, …) carries one of
+ * Slurm's own error numbers there (4021 seen here), not a wait status.
  */
 function outcome(
   state: JobState,
   code: number,
   signal: number,
+  reason: string,
 ): { exitCode: number | null; signal: number | null } {
-  if (state === "PENDING" || state === "RUNNING") return { exitCode: null, signal: null };
+  if (state === "PENDING" || state === "RUNNING" || reason === "JobLaunchFailure") {
+    return { exitCode: null, signal: null };
+  }
   if (signal > 0) return { exitCode: null, signal };
   const byHand = state === "CANCELLED" || state === "TIMEOUT" || state === "PREEMPTED" ||
     state === "NODE_FAIL";
@@ -94,7 +99,7 @@ function view(
     jobId,
     state,
     slurmState: word.slice(0, MAX_FIELD),
-    ...outcome(state, code, signal),
+    ...outcome(state, code, signal, reason),
     reason: (reason || REASON_OF[state] || "None").slice(0, MAX_FIELD),
     source,
     seenAt,

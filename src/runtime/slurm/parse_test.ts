@@ -9,7 +9,8 @@ Deno.test("parseSqueue() decodes wait statuses: exit code in the high byte, sign
   const rows = parseSqueue(
     [
       "11|FAILED|NonZeroExitCode|768|a",
-      "12|FAILED|JobLaunchFailure|9|b",
+      "12|FAILED|NonZeroExitCode|9|b",
+      "17|FAILED|JobLaunchFailure|4021|g",
       "13|TIMEOUT|TimeLimit|15|c",
       "14|RUNNING|None|0|d|with|bars",
       "15|COMPLETING|None|0|e",
@@ -19,9 +20,10 @@ Deno.test("parseSqueue() decodes wait statuses: exit code in the high byte, sign
     ].join("\n"),
     1,
   );
-  deepEqual([...rows.keys()], ["11", "12", "13", "14", "15", "16"]);
+  deepEqual([...rows.keys()], ["11", "12", "17", "13", "14", "15", "16"]);
   deepEqual(pick(rows.get("11")), ["FAILED", 3, null, "NonZeroExitCode"]);
-  deepEqual(pick(rows.get("12")), ["FAILED", null, 9, "JobLaunchFailure"]);
+  deepEqual(pick(rows.get("12")), ["FAILED", null, 9, "NonZeroExitCode"]);
+  deepEqual(pick(rows.get("17")), ["FAILED", null, null, "JobLaunchFailure"]);
   deepEqual(pick(rows.get("13")), ["TIMEOUT", null, 15, "TimeLimit"]);
   equal(rows.get("14")?.name, "d|with|bars");
   deepEqual(pick(rows.get("15")), ["RUNNING", null, null, "None"]);

@@ -52,6 +52,7 @@ export class Poller {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
   #misses = new Map<JobId, number>();
+  #records = new Map<JobId, JobView>();
   #health: PollHealth = {
     polls: 0,
     failures: 0,
@@ -161,10 +162,16 @@ export class Poller {
       } else missing.add(id);
     }
     if (this.#tail) {
-      for (const v of await this.#tail.read((id) => missing.has(id), now)) {
-        missing.delete(v.jobId);
+      // Records of every watched job are kept until squeue forgets it: on a cluster with a short MinJobAge a
+      // job can go from COMPLETING to forgotten between two polls, after its record was read.
+      for (const v of await this.#tail.read((id) => this.watched.has(id), now)) this.#records.set(v.jobId, v);
+      for (const id of missing) {
+        const v = this.#records.get(id);
+        if (!v) continue;
+        missing.delete(id);
         this.set(v);
       }
+      for (const id of this.#records.keys()) if (!this.watched.has(id)) this.#records.delete(id);
     }
     if (missing.size && this.#o.sacct) {
       const s = await this.#o.run("sacct", [

@@ -51,6 +51,31 @@ function checkPath(what: string, p: string): void {
   }
 }
 
+/**
+ * The working directory and the output files' directory must exist on the shared filesystem: Slurm runs a
+ * job whose --chdir is missing in /tmp instead (with only a line in its stderr), and fails a job whose
+ * output directory is missing before it starts.
+ */
+export function checkDirs(spec: SubmitSpec): void {
+  for (
+    const [what, dir] of [
+      ["cwd", spec.cwd],
+      ["the directory of stdout", spec.stdout.slice(0, spec.stdout.lastIndexOf("/")) || "/"],
+      ["the directory of stderr", spec.stderr.slice(0, spec.stderr.lastIndexOf("/")) || "/"],
+    ]
+  ) {
+    let ok = false;
+    try {
+      ok = Deno.statSync(dir!).isDirectory;
+    } catch {
+      ok = false;
+    }
+    if (!ok) {
+      throw new SlurmError(`Cannot submit "${spec.name}": ${what} "${dir}" is not a directory`, "invalid");
+    }
+  }
+}
+
 /** Checks a submission before anything runs; throws SlurmError("invalid") naming the problem. */
 export function checkSpec(spec: SubmitSpec): void {
   if (!/^[A-Za-z0-9_.:-]{1,200}$/.test(spec.name)) {

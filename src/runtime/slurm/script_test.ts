@@ -1,5 +1,14 @@
 import { deepEqual, equal, throws } from "node:assert/strict";
-import { batchScript, checkSpec, jobName, parseJobName, sbatchArgs, sbatchEnv, shQuote } from "./script.ts";
+import {
+  batchScript,
+  checkDirs,
+  checkSpec,
+  jobName,
+  parseJobName,
+  sbatchArgs,
+  sbatchEnv,
+  shQuote,
+} from "./script.ts";
 import { SlurmError, type SubmitSpec } from "./types.ts";
 
 const spec: SubmitSpec = {
@@ -81,4 +90,23 @@ Deno.test("jobName() names run, node and attempt with characters every Slurm too
   equal(name, "arrow.2026-11-30T16_00_run_b.N_4_x.3");
   deepEqual(parseJobName(name), { run: "2026-11-30T16_00_run_b", node: "N_4_x", attempt: 3 });
   equal(parseJobName("arrow.a.b.c.1"), null);
+});
+
+Deno.test("checkDirs() refuses a missing working or output directory (Slurm would run the job in /tmp)", () => {
+  const dir = Deno.makeTempDirSync();
+  try {
+    const ok = { ...spec, cwd: dir, stdout: `${dir}/o.txt`, stderr: `${dir}/e.txt` };
+    checkDirs(ok);
+    for (
+      const bad of [{ cwd: `${dir}/nope` }, { stdout: `${dir}/logs/o.txt` }, { stderr: `${dir}/logs/e.txt` }]
+    ) {
+      throws(
+        () => checkDirs({ ...ok, ...bad }),
+        (e: unknown) =>
+          e instanceof SlurmError && e.kind === "invalid" && /is not a directory/.test(e.message),
+      );
+    }
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
 });
