@@ -97,9 +97,13 @@ NodeName=localhost NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem Gres=gpu:$gpus 
 PartitionName=main Nodes=localhost Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO
 PartitionName=gpu Nodes=localhost MaxTime=INFINITE State=UP OverSubscribe=NO
 EOF
-  # Stand-in device files: gres/gpu needs one File per GPU; nothing opens them with task/none.
+  # Stand-in device files: gres/gpu needs one File per GPU and wants a device node (here the numbers of
+  # /dev/null); nothing opens them with task/none. A plain file works too, with a warning in slurmd.log.
   local i files=()
-  for ((i = 0; i < gpus; i++)); do : >"$dir/dev/gpu$i"; files+=("$dir/dev/gpu$i"); done
+  for ((i = 0; i < gpus; i++)); do
+    mknod "$dir/dev/gpu$i" c 1 3 2>/dev/null || : >"$dir/dev/gpu$i"
+    files+=("$dir/dev/gpu$i")
+  done
   echo "NodeName=localhost Name=gpu File=$(IFS=,; echo "${files[*]}")" >"$dir/etc/gres.conf"
 }
 
