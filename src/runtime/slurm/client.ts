@@ -321,10 +321,11 @@ export class SlurmClient {
    */
   async findJobs(prefix: string): Promise<(JobView & { name: string })[]> {
     const r = await this.run("squeue", ["--noheader", "--states=all", "--me", `--Format=${SQUEUE_FORMAT}`]);
-    if (r.timedOut || r.code !== 0) {
+    if (r.timedOut) throw new SlurmError("Cannot list jobs: squeue gave no answer in time", "timeout");
+    if (r.code !== 0) {
       throw new SlurmError(
-        `Cannot list jobs: ${r.timedOut ? "squeue gave no answer in time" : r.stderr}`,
-        "timeout",
+        `Cannot list jobs: ${r.stderr.slice(0, 300) || `squeue exit ${r.code}`}`,
+        "failed",
       );
     }
     return [...parseSqueue(r.stdout, Date.now()).values()].filter((v) => v.name.startsWith(prefix));
