@@ -68,7 +68,11 @@ export function checkDocument(doc: Document, schema: Schema, lines: LineCounter,
   const at = (node: { range?: [number, number, number] | null } | null | undefined): Pos =>
     posOf(offsetOf(node));
   const report = (pos: Pos, message: string) => problems.push({ ...pos, message });
-  const child = (label: string, key: string) => (label === root ? key : `${label}.${key}`);
+  // A key the file wrote (a record's keys are free) is quoted in labels unless it is a plain name.
+  const child = (label: string, key: string) => {
+    const k = /^[A-Za-z0-9_.-]+$/.test(key) ? key : quote(key);
+    return label === root ? k : `${label}.${k}`;
+  };
 
   const walk = (node: Node | null, sc: Schema, loc: Located, label: string): unknown => {
     loc.at = offsetOf(node);
@@ -152,7 +156,7 @@ export function checkDocument(doc: Document, schema: Schema, lines: LineCounter,
             const hint = closest(k, allowed);
             report(
               kPos(),
-              `unknown key "${k}" in ${label}` +
+              `unknown key ${quote(k)} in ${label}` +
                 (hint ? ` (did you mean "${hint}"?)` : ` (allowed: ${allowed.join(", ")})`),
             );
             continue;
@@ -280,6 +284,14 @@ export function controlCharIn(s: string): string | null {
 
 /** What JSON leaves raw but a terminal would act on: DEL, C1 controls and bidi overrides. */
 const UNQUOTABLE = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** `s` with every control character and bidi override as a `\\uXXXX` escape: text fit for a message. */
+export function escapeControls(s: string): string {
+  // deno-lint-ignore no-control-regex
+  return s.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => {
+    return `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+  });
+}
 
 /** A value for a message: JSON-quoted, with every control character and bidi override escaped, cut. */
 export function quote(s: string): string {

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { LineCounter, parseDocument } from "yaml";
-import { checkDocument, type Pos } from "./check.ts";
+import { type Document, LineCounter, parseDocument, type YAMLError } from "yaml";
+import { checkDocument, escapeControls, type Pos } from "./check.ts";
 import { normalize } from "./normalize.ts";
 import { planSchema } from "./plan_schema.ts";
 import { resolvePlan } from "./resolve.ts";
@@ -31,16 +31,115 @@ export function formatDiagnostic(d: Diagnostic): string {
 
 const byPos = (a: Diagnostic, b: Diagnostic) => a.line - b.line || a.col - b.col;
 
+/** Largest YAML text read (plans of 100,000 nodes fit many times over). */
+export const MAX_YAML_CHARS = 64 * 1024 * 1024;
+/** Deepest nesting of flow collections (`[…]`, `{…}`) read; plans need a handful. */
+export const MAX_FLOW_DEPTH = 64;
+
+export interface ParsedYaml {
+  doc?: Document;
+  lines: LineCounter;
+  /** Syntax errors (the document is unusable when there is one) and warnings, as diagnostics. */
+  errors: Diagnostic[];
+  warnings: Diagnostic[];
+}
+
+/**
+ * Parses YAML text with positions, after refusing what would only make the parser slow or overflow its
+ * stack (a text over MAX_YAML_CHARS, flow collections nested past MAX_FLOW_DEPTH); parser messages are
+ * made printable, and a parser stack overflow reads as what it is.
+ */
+export function parseYaml(text: string, file: string): ParsedYaml {
+  const lines = new LineCounter();
+  const diag = (p: Pos, message: string): Diagnostic => ({ file, line: p.line, col: p.col, message });
+  const refused = preflight(text);
+  if (refused) return { lines, errors: [diag(refused.pos, refused.message)], warnings: [] };
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
+  const toDiag = (e: YAMLError) => diag(e.linePos?.[0] ?? { line: 1, col: 1 }, yamlMessage(e.message));
+  return { doc, lines, errors: doc.errors.map(toDiag), warnings: doc.warnings.map(toDiag) };
+}
+
+function yamlMessage(raw: string): string {
+  const first = raw.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
+  if (/call stack|stack overflow/i.test(first)) return "YAML: the document is nested too deeply to read";
+  return `YAML: ${escapeControls(first)}`;
+}
+
+/**
+ * A cheap pass before parsing: the size, and the nesting depth of flow collections. Brackets count where
+ * YAML opens a collection — inside one, or where a value starts — never inside quoted strings, comments
+ * or block scalars (`|`, `>`), so ordinary text with brackets is never refused.
+ */
+function preflight(text: string): { pos: Pos; message: string } | null {
+  if (text.length > MAX_YAML_CHARS) {
+    return { pos: { line: 1, col: 1 }, message: `the file is over ${MAX_YAML_CHARS} characters long` };
+  }
+  let depth = 0;
+  let quote: string | null = null;
+  let blockIndent = -1;
+  const lines = text.split("\n");
+  for (let ln = 0; ln < lines.length; ln++) {
+    const l = lines[ln]!;
+    const indent = l.length - l.trimStart().length;
+    if (blockIndent >= 0 && quote === null) {
+      if (l.trim() === "" || indent > blockIndent) continue;
+      blockIndent = -1;
+    }
+    let valueStart = quote === null;
+    let spaced = true;
+    for (let i: number = quote === null ? indent : 0; i < l.length; i++) {
+      const c: string = l[i]!;
+      if (quote !== null) {
+        if (quote === '"' && c === "\\") i++;
+        else if (c === quote && quote === "'" && l[i + 1] === "'") i++;
+        else if (c === quote) {
+          quote = null;
+          valueStart = false;
+        }
+        continue;
+      }
+      if (c === " " || c === "\t" || c === "\r") {
+        spaced = true;
+        continue;
+      }
+      const after = l[i + 1];
+      if (c === "#" && spaced) break;
+      if ((c === '"' || c === "'") && valueStart) quote = c;
+      else if ((c === "[" || c === "{") && (depth > 0 || valueStart)) {
+        if (++depth > MAX_FLOW_DEPTH) {
+          return {
+            pos: { line: ln + 1, col: i + 1 },
+            message: `YAML: collections nested deeper than ${MAX_FLOW_DEPTH} levels`,
+          };
+        }
+        valueStart = true;
+      } else if ((c === "]" || c === "}") && depth > 0) {
+        depth--;
+        valueStart = false;
+      } else if (c === "," && depth > 0) valueStart = true;
+      else if (c === ":" && (depth > 0 || after === undefined || after === " " || after === "\t")) {
+        valueStart = true;
+      } else if ((c === "-" || c === "?") && valueStart && (after === undefined || after === " ")) {
+        valueStart = true;
+      } else if ((c === "&" || c === "!") && valueStart) {
+        // An anchor or a tag: the value still starts after it.
+        while (i + 1 < l.length && l[i + 1] !== " ") i++;
+      } else if ((c === "|" || c === ">") && valueStart && depth === 0) {
+        blockIndent = indent;
+        break;
+      } else valueStart = false;
+      spaced = false;
+    }
+  }
+  return null;
+}
+
 /** Parses and validates a plan. `plan` is set only when there are no errors. */
 export function loadPlan(text: string, file: string): LoadResult {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
+  const { doc, lines, errors: syntaxErrors, warnings: syntaxWarnings } = parseYaml(text, file);
   const diag = (p: Pos, message: string): Diagnostic => ({ file, line: p.line, col: p.col, message });
-  const syntax = [...doc.errors, ...doc.warnings].map((e) => {
-    const p = e.linePos?.[0] ?? { line: 1, col: 1 };
-    return diag(p, `YAML: ${e.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "")}`);
-  });
-  if (doc.errors.length) return { errors: syntax.sort(byPos), warnings: [] };
+  const syntax = [...syntaxErrors, ...syntaxWarnings];
+  if (!doc || syntaxErrors.length) return { errors: syntax.sort(byPos), warnings: [] };
   if (doc.contents === null) return { errors: [diag({ line: 1, col: 1 }, "plan is empty")], warnings: [] };
 
   const checked = checkDocument(doc, planSchema, lines);

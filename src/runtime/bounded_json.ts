@@ -183,10 +183,11 @@ function pathOf(frame: Frame): string {
   return "$" + parts.reverse().join("");
 }
 
-/** V8 quotes a snippet of the input in some messages; keep control characters in it from reaching a terminal. */
+/** Controls, line separators and bidi overrides: what a quoted snippet must not carry to a terminal. */
+// deno-lint-ignore no-control-regex
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** V8 quotes a snippet of the input in some messages: escape what it must not carry. */
 function quiet(message: string): string {
-  // deno-lint-ignore no-control-regex
-  return message.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
-    return `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
-  });
+  return message.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
