@@ -5,13 +5,22 @@
  */
 import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
 import { JsonlTail } from "../src/runtime/tail.ts";
-import { jobName, SlurmClient, SlurmError, type SubmitSpec } from "../src/runtime/slurm/mod.ts";
+import { execBounded } from "../src/runtime/slurm/exec.ts";
+import {
+  isStuckPending,
+  jobName,
+  SlurmClient,
+  SlurmError,
+  type SubmitSpec,
+} from "../src/runtime/slurm/mod.ts";
 import type { JobView } from "../src/runtime/slurm/types.ts";
 import { cluster, JOB_ENV } from "./slurm_helper.ts";
 
 const ignore = cluster.conf === null;
 const ended = (v: JobView) => v.state !== "PENDING" && v.state !== "RUNNING";
 const WAIT = 30_000;
+/** A pending job's reason is set at the scheduler's next pass ("None" until then; "Submitted" is ours). */
+const reasoned = (v: JobView) => v.state !== "PENDING" || (v.source !== "submit" && v.reason !== "None");
 
 function spec(dir: string, name: string, argv: string[]): SubmitSpec {
   return { name, argv, env: JOB_ENV, cwd: dir, stdout: `${dir}/out.txt`, stderr: `${dir}/err.txt` };
@@ -176,6 +185,43 @@ Deno.test({
 });
 
 Deno.test({
+  name:
+    "isStuckPending() flags a job that asks for more time than its partition allows (Slurm keeps it PENDING)",
+  ignore,
+  fn: () =>
+    withClient(async (c, dir) => {
+      const part = `arrowshort${Deno.pid}`;
+      const scontrol = (...args: string[]) =>
+        execBounded("scontrol", args, {
+          env: { PATH: `${JOB_ENV.PATH}:/usr/sbin`, SLURM_CONF: cluster.conf! },
+          timeoutMs: 5000,
+          maxBytes: 4096,
+        });
+      equal(
+        (await scontrol("create", `PartitionName=${part}`, "Nodes=ALL", "MaxTime=1", "State=UP")).code,
+        0,
+      );
+      try {
+        const id = await c.submit({
+          ...spec(dir, jobName("t", "too-long", 1), ["true"]),
+          options: { partition: part, time: "5" },
+        });
+        // Its first reason can be PartitionConfig (a partition just created); both are hopeless.
+        const first = await c.waitFor(id, reasoned, WAIT);
+        deepEqual([first.state, isStuckPending(first)], ["PENDING", true], `reason ${first.reason}`);
+        const v = await c.waitFor(
+          id,
+          (x) => x.state !== "PENDING" || x.reason === "PartitionTimeLimit",
+          WAIT,
+        );
+        deepEqual([v.state, isStuckPending(v)], ["PENDING", true]);
+      } finally {
+        await scontrol("delete", `PartitionName=${part}`);
+      }
+    }),
+});
+
+Deno.test({
   name: "the gpu gres admits one gpu job at a time on the one-node cluster",
   ignore,
   fn: () =>
@@ -185,8 +231,7 @@ Deno.test({
       const b = await c.submit({ ...spec(dir, jobName("t", "gpu-b", 1), ["true"]), options: gpu });
       try {
         await c.waitFor(a, (v) => v.state === "RUNNING", WAIT);
-        // The scheduler gives a waiting job its reason at its next pass; until then it reads "None".
-        const vb = await c.waitFor(b, (v) => v.state !== "PENDING" || v.reason !== "None", WAIT);
+        const vb = await c.waitFor(b, reasoned, WAIT);
         deepEqual([vb.state, vb.reason], ["PENDING", "Resources"]);
         await c.cancel(a);
         equal((await c.waitFor(b, ended, WAIT)).state, "COMPLETED");

@@ -20,6 +20,7 @@ export type { PollHealth } from "./poller.ts";
 export { batchScript, jobName, parseJobName, sbatchArgs } from "./script.ts";
 export {
   isFinal,
+  isStuckPending,
   type JobId,
   type JobState,
   type JobView,

@@ -32,6 +32,32 @@ export function isFinal(state: JobState): boolean {
   return !LIVE_STATES.has(state);
 }
 
+/**
+ * Pending reasons that waiting will not cure: the job asks for more than its partition, account or QOS
+ * allows, names something that does not exist, waits on a dependency that can never be met, or is held.
+ * Slurm keeps such a job PENDING for ever; the engine should report it rather than wait.
+ */
+const HOPELESS = new Set([
+  "PartitionTimeLimit",
+  "PartitionNodeLimit",
+  "PartitionConfig",
+  "BadConstraints",
+  "InvalidAccount",
+  "InvalidQOS",
+  "AccountNotAllowed",
+  "QOSNotAllowed",
+  "DependencyNeverSatisfied",
+  "JobHeldAdmin",
+  "JobHeldUser",
+]);
+
+/** True when a PENDING job's reason says it will not start by waiting (see HOPELESS, and per-job limits). */
+export function isStuckPending(v: Pick<JobView, "state" | "reason">): boolean {
+  if (v.state !== "PENDING") return false;
+  const word = v.reason.replace(/^\(/, "").split(/[,\s)]/)[0] ?? "";
+  return HOPELESS.has(word) || /^(Assoc|QOS)Max\w*PerJob(Limit)?$/.test(word);
+}
+
 /** Where a job's view came from. "submit": sbatch accepted it and no poll has seen it yet. */
 export type ViewSource = "submit" | "squeue" | "jobcomp" | "sacct" | "none";
 
