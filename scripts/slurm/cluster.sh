@@ -149,12 +149,19 @@ end_pid() {
   rm -f "$f"
 }
 
-# slurmstepd and job processes outlive slurmd by design; ours carry this cluster's SLURM_CONF.
+descendants() {
+  local c
+  for c in $(pgrep -P "$1" 2>/dev/null); do descendants "$c"; echo "$c"; done
+}
+
+# slurmstepd and job processes outlive slurmd by design; ours carry this cluster's SLURM_CONF. Their jobs'
+# processes go first (killing a slurmstepd alone would orphan them).
 end_steps() {
   local p
   for p in $(pgrep -x slurmstepd 2>/dev/null); do
     if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "SLURM_CONF=$dir/etc/slurm.conf"; then
-      kill -KILL "$p" 2>/dev/null
+      # shellcheck disable=SC2046
+      kill -KILL $(descendants "$p") "$p" 2>/dev/null
     fi
   done
 }
