@@ -86,6 +86,8 @@ function preflight(text: string): { pos: Pos; message: string } | null {
       blockIndent = -1;
     }
     let valueStart = quote === null;
+    /** Inside a plain (unquoted) scalar of block context, where brackets are just text. */
+    let plain = false;
     let spaced = true;
     for (let i: number = quote === null ? indent : 0; i < l.length; i++) {
       const c: string = l[i]!;
@@ -103,9 +105,10 @@ function preflight(text: string): { pos: Pos; message: string } | null {
         continue;
       }
       const after = l[i + 1];
+      const ends = after === undefined || after === " " || after === "\t" || after === "\r";
       if (c === "#" && spaced) break;
       if ((c === '"' || c === "'") && valueStart) quote = c;
-      else if ((c === "[" || c === "{") && (depth > 0 || valueStart)) {
+      else if ((c === "[" || c === "{") && (depth > 0 || !plain)) {
         if (++depth > MAX_FLOW_DEPTH) {
           return {
             pos: { line: ln + 1, col: i + 1 },
@@ -117,9 +120,10 @@ function preflight(text: string): { pos: Pos; message: string } | null {
         depth--;
         valueStart = false;
       } else if (c === "," && depth > 0) valueStart = true;
-      else if (c === ":" && (depth > 0 || after === undefined || after === " " || after === "\t")) {
+      else if (c === ":" && (depth > 0 || ends)) {
         valueStart = true;
-      } else if ((c === "-" || c === "?") && valueStart && (after === undefined || after === " ")) {
+        plain = false;
+      } else if ((c === "-" || c === "?") && valueStart && ends) {
         valueStart = true;
       } else if ((c === "&" || c === "!") && valueStart) {
         // An anchor or a tag: the value still starts after it.
@@ -127,7 +131,10 @@ function preflight(text: string): { pos: Pos; message: string } | null {
       } else if ((c === "|" || c === ">") && valueStart && depth === 0) {
         blockIndent = indent;
         break;
-      } else valueStart = false;
+      } else {
+        valueStart = false;
+        if (depth === 0) plain = true;
+      }
       spaced = false;
     }
   }

@@ -44,3 +44,8 @@ Deno.test("parseYaml() makes parser messages printable and names a parser stack 
   const nested = Array.from({ length: 3000 }, (_, i) => " ".repeat(i) + "- ").join("\n") + "x";
   match(errorsOf(nested).join("\n"), /YAML: the document is nested too deeply to read/);
 });
+
+Deno.test("parseYaml() counts brackets that follow a closed flow collection", () => {
+  const text = "nodes:\n  - { id: H, kind: fast }" + "{".repeat(5 * MAX_FLOW_DEPTH) + "\n";
+  match(errorsOf(text)[0]!, /^p\.yaml:2:\d+: YAML: collections nested deeper than 64 levels$/);
+});

@@ -77,7 +77,7 @@ export function validatePlan(
     if (head?.startsWith("@") && !(BUILTIN_ACCEPTANCE as readonly string[]).includes(head)) {
       err(
         pos(["nodes", i, "acceptance", 0]),
-        `unknown built-in acceptance "${head}" (built in: ${BUILTIN_ACCEPTANCE.join(", ")})`,
+        `unknown built-in acceptance ${quote(head)} (built in: ${BUILTIN_ACCEPTANCE.join(", ")})`,
       );
     }
   });
@@ -248,7 +248,8 @@ function checkControlCharacters(
     n.acceptance?.forEach((a, k) => check(a, [...at, "acceptance", k], `acceptance argument of "${n.id}"`));
     const w = n.worker;
     if (w?.type === "command") {
-      w.argv.forEach((a, k) => check(a, [...at, "worker", "argv", k], `argv of "${n.id}"`));
+      // A worker whose argv failed the schema has none here.
+      w.argv?.forEach((a, k) => check(a, [...at, "worker", "argv", k], `argv of "${n.id}"`));
       for (const [name, value] of Object.entries(w.env ?? {})) {
         if (!ENV_NAME.test(name)) {
           err(
@@ -256,7 +257,7 @@ function checkControlCharacters(
             `environment variable name ${quote(name)} of "${n.id}" must match ${ENV_NAME.source}`,
           );
         }
-        check(value, [...at, "worker", "env", name], `environment variable ${name} of "${n.id}"`);
+        check(value, [...at, "worker", "env", name], `environment variable ${quote(name)} of "${n.id}"`);
       }
     } else if (w?.type === "builtin") {
       check(w.name, [...at, "worker", "name"], `built-in worker name of "${n.id}"`);

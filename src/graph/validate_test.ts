@@ -57,7 +57,7 @@ Deno.test("loadPlan() refuses control characters in argv, acceptance, environmen
   deepEqual(errs, [
     'p.yaml:10:18: acceptance argument of "N1" "check\\u001b[2J" contains a control character (U+001B at character 6)',
     'p.yaml:13:23: argv of "N1" "train.py\\r" contains a control character (U+000D at character 9)',
-    'p.yaml:14:19: environment variable GOOD of "N1" "a\\u0085b" contains a control character (U+0085 at character 2)',
+    'p.yaml:14:19: environment variable "GOOD" of "N1" "a\\u0085b" contains a control character (U+0085 at character 2)',
     'p.yaml:14:31: environment variable name "BAD NAME" of "N1" must match ^[A-Za-z_][A-Za-z0-9_]*$',
   ]);
   match(errorsOf(plan('worker: {type: agent, prompt: p, model: "gpt\\0"}'))[0]!, /NUL character/);
@@ -111,4 +111,10 @@ Deno.test("validatePlan() finds shared and nested scopes in either order, one fi
     'scopes of "D" and "B" nest ("x/y" and "x")',
     'scopes of "C" and "D" nest ("x/y" and "x/y/z")',
   ]);
+});
+
+Deno.test("loadPlan() survives a command worker whose argv failed the schema, and quotes a bad built-in", () => {
+  const errs = errorsOf(plan('worker: {type: command, argv: "not a list"}\nacceptance: ["@ma\\enifest"]'));
+  match(errs.join("\n"), /worker\.argv must be a list/);
+  match(errs.join("\n"), /unknown built-in acceptance "@ma\\u001bnifest"/);
 });
