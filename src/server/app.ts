@@ -215,10 +215,17 @@ export function createApp(deps: AppDeps): Hono {
 
   app.notFound((c) => c.json({ error: "not found" }, 404));
   app.onError((err, c) => {
-    console.error(`arrow serve: ${c.req.method} ${c.req.path}: ${err.message}`);
+    console.error(`arrow serve: ${c.req.method} ${visible(c.req.path)}: ${visible(err.message)}`);
     return refuse(500, "internal error");
   });
   return app;
+}
+
+/** A request path or an error message for the terminal: controls and bidi overrides as escapes, cut. */
+function visible(s: string): string {
+  // deno-lint-ignore no-control-regex
+  const unsafe = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+  return s.slice(0, 500).replace(unsafe, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 function why(missing: string, reason: Unreadable): string {
