@@ -7,6 +7,8 @@
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { parse, stringify } from "yaml";
+import { loadPlan } from "../src/graph/load.ts";
+import { checkFaults, loadFaults } from "../src/graph/scenario.ts";
 import { arrow, pool, ROOT } from "./helpers/cli.ts";
 
 const EXAMPLES = `${ROOT}scenarios/examples`;
@@ -60,7 +62,12 @@ interface Outcome {
 
 type PlanDoc = {
   protocol: { evaluate?: string[] };
-  nodes: { id: string; observe_every?: string; worker?: { type: string; argv?: string[] } }[];
+  nodes: {
+    id: string;
+    observe_every?: string;
+    acceptance?: string[];
+    worker?: { type: string; argv?: string[]; args?: Record<string, unknown> };
+  }[];
 };
 
 /**
@@ -150,6 +157,12 @@ const paths = (i: Incident) =>
     (i.evidence.attempts as { path: string }[] | undefined)?.map((a) => a.path),
   ]);
 
+/** Removes a test's runs, unless ARROW_KEEP_RUNS=1 asks to keep them for a look. */
+async function cleanUp(dir: string): Promise<void> {
+  if (Deno.env.get("ARROW_KEEP_RUNS") === "1") console.log(`examples_test: runs kept in ${dir}`);
+  else await Deno.remove(dir, { recursive: true });
+}
+
 /** Runs named jobs three at a time, then hands their outcomes to the steps. */
 async function runAll(jobs: Record<string, () => Promise<Outcome>>): Promise<Record<string, Outcome>> {
   const names = Object.keys(jobs);
@@ -162,32 +175,62 @@ const HOME = Deno.env.get("HOME") ?? "/root";
 const ESCAPES = ["/tmp/arrow_escape_poly_ridge.txt", `${HOME}/.arrow_escape_poly_ridge.txt`];
 for (const p of [...ESCAPES, "/tmp/arrow_escape_baseline.txt"]) await Deno.remove(p).catch(() => {});
 
+Deno.test("every example plan validates and each fault script aims at a node of its plan", () => {
+  for (const example of ["python_trainer", "shell_worker"]) {
+    const dir = `${EXAMPLES}/${example}`;
+    const loaded = loadPlan(Deno.readTextFileSync(`${dir}/plan.yaml`), `${dir}/plan.yaml`);
+    deepEqual(loaded.errors, []);
+    const scripts = [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => n.startsWith("faults_"))
+      .sort();
+    deepEqual(scripts.map((n) => n.slice(7, -5)), ["crash", "escape", "false_score", "hang", "out_of_lane"]);
+    for (const name of scripts) {
+      const r = loadFaults(Deno.readTextFileSync(`${dir}/${name}`), name);
+      deepEqual(r.errors, [], name);
+      deepEqual(checkFaults(loaded.plan!, r.faults!, r.faultPos, name), [], name);
+    }
+  }
+});
+
+/** Evidence of a claim refused by the declared evaluator: both numbers and the evaluator's argv. */
+function recomputed(i: Incident, evaluator: string): number {
+  const e = i.evidence;
+  equal(e.claimed_score, 0.99);
+  ok((e.acceptance as string[]).some((a) => a.endsWith(evaluator)), JSON.stringify(e.acceptance));
+  const m = /recomputed (-?[0-9.]+(?:e-?[0-9]+)?)/.exec(String(e.stdout));
+  ok(m, String(e.stdout));
+  return Number(m[1]);
+}
+
 Deno.test("python_trainer: a Python trainer of one's own under overwatch", async (t) => {
   const tmp = await Deno.makeTempDir({ prefix: "arrow-ex-py-" });
   const runs = `${tmp}/runs`;
   const ex = `${EXAMPLES}/python_trainer`;
-  // Variants train faster (0.15 s an epoch) and, where a hang is the point, are observed every 500 ms.
+  // Variants train fast (0.05 s an epoch); where a hang is the point they are observed every second, so a
+  // hang is caught in 3–4 s while the trainer's start-up (well under a second) never looks like one.
   const fast = (name: string, edit: (d: PlanDoc) => void = () => {}) =>
     variant("python_trainer", tmp, name, (d) => {
-      argv(d, "poly_ridge", { "--epoch-seconds": "0.15" });
+      argv(d, "poly_ridge", { "--epoch-seconds": "0.05" });
       edit(d);
+    });
+  const watched = (name: string, extra: Record<string, string> = {}) =>
+    fast(name, (d) => {
+      observe(d, "poly_ridge", "1s");
+      argv(d, "poly_ridge", { "--epoch-seconds": "0.1", ...extra });
     });
   const jobs: Record<string, () => Promise<Outcome>> = {
     honest: () => runPlan(`${ex}/plan.yaml`, runs),
-    hang: () =>
-      runPlan(fast("hang", (d) => observe(d, "poly_ridge", "500ms")), runs, `${ex}/faults_hang.yaml`),
-    real_hang: () =>
-      runPlan(
-        fast("real_hang", (d) => {
-          observe(d, "poly_ridge", "500ms");
-          argv(d, "poly_ridge", { "--misbehave": "hang", "--misbehave-at": "6" });
-        }),
-        runs,
-      ),
+    hang: () => runPlan(watched("hang"), runs, `${ex}/faults_hang.yaml`),
+    real_hang: () => runPlan(watched("real_hang", { "--misbehave": "hang", "--misbehave-at": "6" }), runs),
     out_of_lane: () => runPlan(fast("out_of_lane"), runs, `${ex}/faults_out_of_lane.yaml`),
     false_score: () => runPlan(fast("false_score"), runs, `${ex}/faults_false_score.yaml`),
-    lying_program: () =>
-      runPlan(fast("lying", (d) => argv(d, "poly_ridge", { "--misbehave": "false-score" })), runs),
+    false_score_manifest: () =>
+      runPlan(
+        fast("false_score_manifest", (d) => {
+          d.nodes.find((n) => n.id === "poly_ridge")!.acceptance = ["@manifest"];
+        }),
+        runs,
+        `${ex}/faults_false_score.yaml`,
+      ),
     crash: () => runPlan(fast("crash"), runs, `${ex}/faults_crash.yaml`),
     raising_program: () =>
       runPlan(fast("raising", (d) => argv(d, "poly_ridge", { "--misbehave": "crash" })), runs),
@@ -216,20 +259,19 @@ Deno.test("python_trainer: a Python trainer of one's own under overwatch", async
       const r = o.hang!;
       deepEqual(triples(r), [["HUNG_RESTART", "poly_ridge", "bounce"]], why(r));
       const e = r.incidents[0]!.evidence;
-      equal(e.resume_from, "ckpt/step_000004.json");
-      equal(e.step, 5);
+      deepEqual([e.resume_from, e.step, e.observe_every], ["ckpt/step_000004.json", 5, "1s"]);
       deepEqual(steps(r, "poly_ridge"), [0, 1, 2, 3, 4, 5, ...Array.from({ length: 12 }, (_, i) => i + 5)]);
       equal(r.verdict, "RESEARCH ANSWERED");
     });
 
-    await t.step("a real hang (every attempt, short observe_every) is caught twice and killed", () => {
+    await t.step("a real hang (every attempt, observe_every 1s) is caught twice and killed", () => {
       const r = o.real_hang!;
       deepEqual(triples(r), [["HUNG_RESTART", "poly_ridge", "bounce"], [
         "HUNG_RESTART",
         "poly_ridge",
         "fuse",
       ]], why(r));
-      equal(r.incidents[0]!.evidence.observe_every, "500ms");
+      equal(r.incidents[0]!.evidence.resume_from, "ckpt/step_000004.json");
       equal(r.nodes.poly_ridge, "killed");
       equal(r.verdict, "NEGATIVE RESULT");
     });
@@ -244,22 +286,39 @@ Deno.test("python_trainer: a Python trainer of one's own under overwatch", async
       equal(r.verdict, "RESULT WITHHELD");
     });
 
-    for (const name of ["false_score", "lying_program"]) {
-      await t.step(
-        `${name}: a claimed 0.99 is FALSE_COMPLETION against the observed trajectory, fused`,
-        () => {
-          const r = o[name]!;
-          const mine = r.incidents.filter((x) => x.node === "poly_ridge");
-          ok(mine.length >= 1, why(r));
-          ok(mine.every((x) => x.type === "FALSE_COMPLETION"), why(r));
-          equal(mine.at(-1)!.ladder, "fuse");
-          const e = mine[0]!.evidence;
-          equal(e.claimed_score, 0.99);
-          ok(typeof e.observed_best === "number" && e.observed_best < 0.7, JSON.stringify(e));
-          equal(r.verdict, "RESULT WITHHELD");
-        },
+    await t.step(
+      "a claimed 0.99 under @claim: the evaluator recomputes ~0.69, FALSE_COMPLETION, fused",
+      () => {
+        const r = o.false_score!;
+        const mine = r.incidents.filter((x) => x.node === "poly_ridge");
+        // The retry claims 0.99 again: it does not improve by ACCEPT_EPS, so it is fused on lap 2.
+        deepEqual(mine.map((x) => [x.type, x.ladder]), [["FALSE_COMPLETION", "bounce"], [
+          "FALSE_COMPLETION",
+          "fuse",
+        ]], why(r));
+        equal(mine[1]!.evidence.reason, "retry did not improve by ACCEPT_EPS");
+        const got = recomputed(mine[0]!, "python_trainer/evaluate.py");
+        ok(got > 0.6 && got < 0.7, String(got));
+        equal(r.verdict, "RESULT WITHHELD");
+      },
+    );
+
+    await t.step("a claimed 0.99 under @manifest: above the observed trajectory, FALSE_COMPLETION", () => {
+      const r = o.false_score_manifest!;
+      const mine = r.incidents.filter((x) => x.node === "poly_ridge");
+      deepEqual(mine.map((x) => [x.type, x.ladder]), [["FALSE_COMPLETION", "bounce"], [
+        "FALSE_COMPLETION",
+        "fuse",
+      ]], why(r));
+      const e = mine[0]!.evidence;
+      equal(e.claimed_score, 0.99);
+      match(String(e.problem), /better than the best dev_r2 Arrow observed/);
+      ok(
+        typeof e.observed_best === "number" && e.observed_best > 0.6 && e.observed_best < 0.7,
+        JSON.stringify(e),
       );
-    }
+      equal(r.verdict, "RESULT WITHHELD");
+    });
 
     await t.step("SDK crash: a crash with exit code and stderr in the evidence, retried, verified", () => {
       const r = o.crash!;
@@ -297,7 +356,7 @@ Deno.test("python_trainer: a Python trainer of one's own under overwatch", async
       },
     });
   } finally {
-    await Deno.remove(tmp, { recursive: true });
+    await cleanUp(tmp);
   }
 });
 
@@ -305,18 +364,24 @@ Deno.test("shell_worker: a plain sh worker under overwatch", async (t) => {
   const tmp = await Deno.makeTempDir({ prefix: "arrow-ex-sh-" });
   const runs = `${tmp}/runs`;
   const ex = `${EXAMPLES}/shell_worker`;
-  const v = (name: string, edit: (d: PlanDoc) => void = () => {}) => variant("shell_worker", tmp, name, edit);
+  // Variants run unpaced, with a shorter GBDT. Where a hang is the point they are observed every 2 s: the
+  // script starts Python four times before its first metric line, which takes seconds on a loaded machine.
+  const v = (name: string, edit: (d: PlanDoc) => void = () => {}) =>
+    variant("shell_worker", tmp, name, (d) => {
+      argv(d, "baseline", { "--pace": "0" });
+      const gbdt = d.nodes.find((n) => n.id === "gbdt")!.worker as { args: Record<string, number> };
+      Object.assign(gbdt.args, { stages: 12, stage_ms: 0 });
+      edit(d);
+    });
+  const watched = (name: string, extra: Record<string, string> = {}) =>
+    v(name, (d) => {
+      observe(d, "baseline", "2s");
+      argv(d, "baseline", { "--pace": "0.1", ...extra });
+    });
   const jobs: Record<string, () => Promise<Outcome>> = {
     honest: () => runPlan(`${ex}/plan.yaml`, runs),
-    hang: () => runPlan(v("hang", (d) => observe(d, "baseline", "500ms")), runs, `${ex}/faults_hang.yaml`),
-    real_hang: () =>
-      runPlan(
-        v("real_hang", (d) => {
-          observe(d, "baseline", "500ms");
-          argv(d, "baseline", { "--misbehave": "hang" });
-        }),
-        runs,
-      ),
+    hang: () => runPlan(watched("hang"), runs, `${ex}/faults_hang.yaml`),
+    real_hang: () => runPlan(watched("real_hang", { "--misbehave": "hang" }), runs),
     out_of_lane: () => runPlan(v("out_of_lane"), runs, `${ex}/faults_out_of_lane.yaml`),
     false_score: () => runPlan(v("false_score"), runs, `${ex}/faults_false_score.yaml`),
     crash: () => runPlan(v("crash"), runs, `${ex}/faults_crash.yaml`),
@@ -352,6 +417,8 @@ Deno.test("shell_worker: a plain sh worker under overwatch", async (t) => {
         [["HUNG_RESTART", "baseline", "bounce"], ["HUNG_RESTART", "baseline", "fuse"]],
         why(r),
       );
+      // Feature 2 did not improve the best so far: the best checkpoint is feature 1's (the earliest best).
+      equal(r.incidents[0]!.evidence.resume_from, "ckpt/step_000001.json");
       equal(r.nodes.baseline, "killed");
       equal(r.verdict, "NO VERDICT");
     });
@@ -366,18 +433,18 @@ Deno.test("shell_worker: a plain sh worker under overwatch", async (t) => {
       equal(r.verdict, "NO VERDICT");
     });
 
-    await t.step(
-      "a claimed 0.99: FALSE_COMPLETION (observed best ~0.33), fused; no verified baseline",
-      () => {
-        const r = o.false_score!;
-        const mine = r.incidents.filter((x) => x.node === "baseline");
-        ok(mine.length >= 1 && mine.every((x) => x.type === "FALSE_COMPLETION"), why(r));
-        equal(mine[0]!.evidence.claimed_score, 0.99);
-        ok((mine[0]!.evidence.observed_best as number) < 0.4);
-        equal(mine.at(-1)!.ladder, "fuse");
-        equal(r.verdict, "NO VERDICT");
-      },
-    );
+    await t.step("a claimed 0.99: evaluate.sh recomputes ~0.33, FALSE_COMPLETION, fused; NO VERDICT", () => {
+      const r = o.false_score!;
+      const mine = r.incidents.filter((x) => x.node === "baseline");
+      deepEqual(mine.map((x) => [x.type, x.ladder]), [["FALSE_COMPLETION", "bounce"], [
+        "FALSE_COMPLETION",
+        "fuse",
+      ]], why(r));
+      const got = recomputed(mine[0]!, "shell_worker/evaluate.sh");
+      ok(Math.abs(got - 0.3313298459302858) < 1e-12, String(got));
+      equal(mine.at(-1)!.ladder, "fuse");
+      equal(r.verdict, "NO VERDICT");
+    });
 
     await t.step("SDK crash: `set -e` passes exit 3 on; a crash in the evidence, retried, verified", () => {
       const r = o.crash!;
@@ -402,6 +469,6 @@ Deno.test("shell_worker: a plain sh worker under overwatch", async (t) => {
       },
     });
   } finally {
-    await Deno.remove(tmp, { recursive: true });
+    await cleanUp(tmp);
   }
 });
