@@ -73,7 +73,24 @@ Deno.test("arrow run --json prints one object with the documented fields", async
   const r = await arrow(["run", "--scenario", "trap_scope", "--json", "--runs-dir", dir]);
   equal(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout);
-  deepEqual(Object.keys(out).sort(), ["incidents", "nodes", "run_dir", "scenario", "ticks", "verdict"]);
+  deepEqual(Object.keys(out).sort(), [
+    "baseline",
+    "incidents",
+    "method",
+    "nodes",
+    "reason",
+    "run_dir",
+    "scenario",
+    "scores",
+    "ticks",
+    "unfired_faults",
+    "verdict",
+  ]);
+  deepEqual(out.baseline, { node: "N3", score: 0.6041 });
+  equal(out.scores.N3, 0.6041);
+  equal(typeof out.scores.N4, "number", "the blocked trainer's best observed score");
+  equal(out.scores.N0, null);
+  deepEqual(out.unfired_faults, []);
   equal(out.scenario, "trap_scope");
   equal(out.verdict, "RESULT WITHHELD");
   equal(out.nodes.N4, "blocked");

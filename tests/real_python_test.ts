@@ -17,14 +17,17 @@ const pick = (r: RealRun, i: number, keys: string[]) =>
     keys.map((k) => [k, (r.incidents[i]!.evidence as unknown as Record<string, unknown>)[k]]),
   );
 
-/** Processes still alive whose command line mentions `dir`. */
+/** Processes still alive that a run started: their environment names the run directory. */
 function survivors(dir: string): string[] {
   const out: string[] = [];
+  const needle = `ARROW_RUN_DIR=${dir}\0`;
   for (const d of Deno.readDirSync("/proc")) {
     if (!/^\d+$/.test(d.name)) continue;
     try {
-      const cmd = Deno.readTextFileSync(`/proc/${d.name}/cmdline`).replaceAll("\0", " ");
-      if (cmd.includes(dir)) out.push(`${d.name}: ${cmd}`);
+      if (!Deno.readTextFileSync(`/proc/${d.name}/environ`).includes(needle)) continue;
+      out.push(
+        `${d.name}: ${Deno.readTextFileSync(`/proc/${d.name}/cmdline`).replaceAll("\0", " ").slice(0, 200)}`,
+      );
     } catch {
       // gone meanwhile
     }
@@ -37,7 +40,7 @@ Deno.test("the Python trainer is supervised like the built-in one", async (t) =>
   const decay = String(1 - 1 / 6);
   const jobs: [string, () => Promise<RealRun>][] = [
     ["py_green", () => runReal("py_green", pythonPlan(), [], { bwrap })],
-    ["py_hung", () => runReal("py_hung", pythonPlan(["--hang-after", "14"]), [], { bwrap })],
+    ["py_hung", () => runReal("py_hung", pythonPlan(["--hang-after", "11"]), [], { bwrap })],
     ["py_plateau", () => runReal("py_plateau", pythonPlan(["--lr-decay", decay]), [], { bwrap })],
     ["ts_hung", () => runReal("ts_hung", realScenario("hung").plan, realScenario("hung").faults)],
     ["ts_plateau", () => runReal("ts_plateau", realScenario("plateau").plan, realScenario("plateau").faults)],
@@ -62,15 +65,15 @@ Deno.test("the Python trainer is supervised like the built-in one", async (t) =>
     );
 
     await t.step(
-      "hang: restarted once from the step-12 checkpoint, the step count continues, then killed",
+      "hang: restarted once from the step-6 checkpoint, the step count continues, then killed",
       () => {
         const [py, ts] = [run("py_hung"), run("ts_hung")];
         deepEqual(py.triples, [["HUNG_RESTART", "N4", "bounce"], ["HUNG_RESTART", "N4", "fuse"]]);
         deepEqual(py.triples, ts.triples);
         const keys = ["step", "best_dev", "best_ckpt", "resume_from", "stalled_ticks"];
         deepEqual(pick(py, 0, keys), pick(ts, 0, keys));
-        equal(pick(py, 0, ["resume_from"]).resume_from, "ckpt/step_000012.json");
-        deepEqual(steps(py), [...Array.from({ length: 15 }, (_, i) => i), 13, 14]);
+        equal(pick(py, 0, ["resume_from"]).resume_from, "ckpt/step_000006.json");
+        deepEqual(steps(py), [...Array.from({ length: 12 }, (_, i) => i), 7, 8, 9, 10, 11]);
         deepEqual(steps(py), steps(ts));
         ok(Deno.readTextFileSync(`${py.dir}/logs/N4.out`).includes("resuming from"));
         equal(py.state.nodes.N4!.status, "killed");

@@ -17,6 +17,9 @@ Usage:
   train_gbdt.py --data data.csv --split split.json --inputs harness/results.json
                 [--metric dev_r2] [--stages 60] [--depth 3] [--learning-rate 0.1] [--lr-decay 1]
                 [--ckpt-every 6] [--stage-ms 0] [--hang-after N]
+  train_gbdt.py --evaluate model.json --data-dir DIR
+                prints the model's dev R2 on DIR/data.csv and DIR/split.json (an evaluator for @claim:
+                protocol.evaluate: [python3, train_gbdt.py, --evaluate, "{artifact}", --data-dir, "{data}"])
 """
 import argparse
 import csv
@@ -158,7 +161,25 @@ def write_json_atomic(scope, rel, value):
     os.replace(tmp, os.path.join(scope, rel))
 
 
+def evaluate(model_path, data_dir):
+    """Recomputes a model's dev R2 on the given data set; prints it as the last line."""
+    with open(model_path) as f:
+        model = json.load(f)
+    split, _, (Xdv, ydv) = load(os.path.join(data_dir, "data.csv"), os.path.join(data_dir, "split.json"))
+    if model.get("features") != split["features"]:
+        print("the model's features differ from the data's", file=sys.stderr)
+        return 1
+    print(r2(ydv, predict(model["init"], model["trees"], Xdv)))
+    return 0
+
+
 def main():
+    if "--evaluate" in sys.argv:
+        ap = argparse.ArgumentParser(description="recompute a model's dev R2")
+        ap.add_argument("--evaluate", required=True)
+        ap.add_argument("--data-dir", required=True)
+        a = ap.parse_args()
+        return evaluate(a.evaluate, a.data_dir)
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", required=True)
     ap.add_argument("--split", required=True)

@@ -11,7 +11,8 @@ import { serve, type StreamEvent } from "../lib/protocol.ts";
 import { type EvalFile, type GbdtFile, linkFrom, readKind, scoreGbdt } from "./artifact.ts";
 import { type Dataset, loadDataset } from "./data.ts";
 import { type DataRef, frozenData, relative } from "./locate.ts";
-import { assertR2, realManifest } from "./manifest.ts";
+import { disturb } from "./fast.ts";
+import { assertR2, falseClaim, realManifest } from "./manifest.ts";
 
 interface Best {
   score: number;
@@ -50,8 +51,13 @@ export async function main(): Promise<number> {
   for (const ev of cfg.delivered) await take(ev);
   out.dry = false;
 
+  let local = 0;
+  const queued: StreamEvent[] = [];
   return await serve(async (msg) => {
-    for (const ev of msg.events) await take(ev);
+    local++;
+    queued.push(...msg.events);
+    if (cfg.catchup === 0 && disturb(cfg, local) === "stall") return { tokens: 0, done: false };
+    for (const ev of queued.splice(0, queued.length)) await take(ev);
     if (!msg.finish) return { tokens: 0, done: false };
     const b = best as Best | null;
     const d = data as { ref: DataRef } | null;
@@ -68,7 +74,14 @@ export async function main(): Promise<number> {
       "results.json",
       await realManifest(cfg, "ckpt_eval", {
         evaluated: seen,
-        ...(b ? { score: b.score, best_from: b.ev.from, best_step: b.ev.step, artifact: "best.json" } : {}),
+        ...(b
+          ? {
+            score: falseClaim(cfg) ?? b.score,
+            best_from: b.ev.from,
+            best_step: b.ev.step,
+            artifact: "best.json",
+          }
+          : {}),
       }),
     );
     return { tokens: 0, done: true };

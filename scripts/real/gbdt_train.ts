@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { readConfig, type WorkerConfig } from "../lib/config.ts";
+import { faultsOf, readConfig, type WorkerConfig } from "../lib/config.ts";
+import { fired } from "../lib/fired.ts";
 import { type GbdtFile, linkFrom, readKind } from "./artifact.ts";
 import { type Dataset, loadDataset } from "./data.ts";
 import { dropNoisy } from "./drop_noisy.ts";
@@ -88,12 +89,33 @@ async function start(cfg: WorkerConfig): Promise<Run> {
 }
 
 function tryEscape(cfg: WorkerConfig, path: string): void {
+  const f = faultsOf(cfg, "out_of_scope_write")[0];
+  if (f) fired(cfg, f);
   try {
-    Deno.writeTextFileSync(`${cfg.nodes}/${path}`, `written by ${cfg.node}\n`);
+    Deno.writeTextFileSync(path.startsWith("/") ? path : `${cfg.nodes}/${path}`, `written by ${cfg.node}\n`);
   } catch {
     // A careless agent swallows the refusal; the sandbox's audit log still saw the attempt.
   }
 }
+
+/** The stall and crash faults, at a training stage: silent for `seconds` (or for good), or dead. */
+async function disturbAt(cfg: WorkerConfig, stage: number): Promise<void> {
+  const crash = faultsOf(cfg, "crash")[0];
+  if (crash && stage >= (crash.at_step as number)) {
+    fired(cfg, crash);
+    console.error(`stage ${stage}: crashing as the crash fault says`);
+    Deno.exit((crash.exit as number | undefined) ?? 1);
+  }
+  const st = faultsOf(cfg, "stall")[0];
+  if (!st || stage < (st.at_step as number) || stalled.has(st)) return;
+  stalled.add(st);
+  fired(cfg, st);
+  const seconds = st.seconds as number | undefined;
+  if (seconds === undefined) await hang(stage);
+  await sleep(seconds! * 1000);
+}
+
+const stalled = new Set<unknown>();
 
 export async function main(): Promise<number> {
   const cfg = await readConfig();
@@ -115,9 +137,14 @@ export async function main(): Promise<number> {
   // The rate of stage k is learning_rate · decay^(k−1), built by repeated products as the Python trainer does.
   let rate = s.learningRate;
   for (let k = 2; k <= run.step; k++) rate *= s.lrDecay;
+  for (const kind of ["trainer_profile", "superseding_answer"]) {
+    const f = faultsOf(cfg, kind, true).at(-1);
+    if (f) fired(cfg, f);
+  }
   for (let stage = run.step + 1; stage <= s.stages; stage++) {
     const t0 = performance.now();
     if (s.hangAfter !== null && stage > s.hangAfter) await hang(stage);
+    await disturbAt(cfg, stage);
     if (s.escape && stage === s.escape.atStage) tryEscape(cfg, s.escape.path);
     if (stage > 1) rate *= s.lrDecay;
     booster.stage(rate);
@@ -134,6 +161,10 @@ export async function main(): Promise<number> {
   const model = snapshot(run, run.bestStep);
   writeJsonAtomic(cfg.scope, "model.json", model);
   const part = data[s.claimOn];
+  if (s.claimOn === "train") {
+    const f = faultsOf(cfg, "false_claim", true).at(-1);
+    if (f) fired(cfg, f);
+  }
   const manifest = await realManifest(cfg, "gbdt_train", {
     data_hash: run.ref.data_hash,
     split_hash: run.ref.split_hash,

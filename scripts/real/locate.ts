@@ -26,15 +26,10 @@ async function hashOf(path: string): Promise<string | null> {
   }
 }
 
-/** The data set with the given hashes among the run's scopes (direct inputs first). */
+/** The data set with the given hashes among the scopes the worker may read (direct inputs first). */
 export async function findData(cfg: WorkerConfig, want: { data_hash: string; split_hash: string }) {
   const dirs = Object.keys(cfg.inputs).sort().map((id) => cfg.inputs[id]!.scope);
-  try {
-    const names = [...Deno.readDirSync(cfg.nodes)].filter((d) => d.isDirectory).map((d) => d.name).sort();
-    dirs.push(...names.map((n) => `${cfg.nodes}/${n}`));
-  } catch {
-    // no nodes directory to look through
-  }
+  for (const id of Object.keys(cfg.ancestors ?? {}).sort()) dirs.push(cfg.ancestors[id]!.scope);
   for (const dir of dirs) {
     const m = readJson<Manifest>(`${dir}/results.json`);
     if (!m || m.data_hash !== want.data_hash || m.split_hash !== want.split_hash) continue;
@@ -54,7 +49,7 @@ export async function frozenData(cfg: WorkerConfig): Promise<DataRef | string> {
     return `no input of ${cfg.node} carries data_hash and split_hash`;
   }
   const ref = await findData(cfg, { data_hash: t.data_hash, split_hash: t.split_hash });
-  return ref ?? `no data set under ${cfg.nodes} hashes to data_hash ${t.data_hash.slice(0, 12)}…`;
+  return ref ?? `no data set among ${cfg.node}'s inputs hashes to data_hash ${t.data_hash.slice(0, 12)}…`;
 }
 
 /** `to` relative to directory `from` (both absolute), for references a checker resolves later. */

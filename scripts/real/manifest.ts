@@ -5,6 +5,7 @@
  * @module
  */
 import { faultsOf, type WorkerConfig } from "../lib/config.ts";
+import { fired } from "../lib/fired.ts";
 import { readJson, sha256 } from "../lib/files.ts";
 
 export type Manifest = Record<string, unknown>;
@@ -33,10 +34,17 @@ export function inheritedTuple(cfg: WorkerConfig): Manifest {
 
 /** Field overrides of this attempt's manifest_override faults (applied by the caller, last). */
 export function overrides(cfg: WorkerConfig): Manifest {
-  return faultsOf(cfg, "manifest_override", true).reduce<Manifest>(
-    (acc, f) => ({ ...acc, ...(f.set as Manifest) }),
-    {},
-  );
+  const list = faultsOf(cfg, "manifest_override", true);
+  for (const f of list) fired(cfg, f);
+  return list.reduce<Manifest>((acc, f) => ({ ...acc, ...(f.set as Manifest) }), {});
+}
+
+/** The false_claim fault: the score this lap claims instead of the real one, if any. */
+export function falseClaim(cfg: WorkerConfig): number | undefined {
+  const f = faultsOf(cfg, "false_claim", true).at(-1);
+  const c = (f?.claims as number[] | undefined)?.[cfg.lap - 1];
+  if (f && c !== undefined) fired(cfg, f);
+  return c;
 }
 
 /** The manifest every real worker starts from; `fields` go on top, overrides on top of everything. */

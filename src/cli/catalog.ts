@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { Pos } from "../graph/check.ts";
 import { formatDiagnostic, loadPlan } from "../graph/load.ts";
 import { checkFaults, type Fault, loadFaults, loadScenario, type ScenarioFile } from "../graph/scenario.ts";
 import type { Plan } from "../graph/types.ts";
@@ -19,6 +20,10 @@ export interface Resolved {
   expect: ScenarioFile["expect"] | undefined;
   real: ScenarioFile["real"] | undefined;
   warnings: string[];
+  /** Where the faults (and the real path's faults) were written, for file:line:col messages. */
+  faultFile: string;
+  faultPos: Pos[];
+  realFaultPos: Pos[];
 }
 
 export function builtinNames(): string[] {
@@ -63,6 +68,9 @@ export function resolveBuiltin(name: string): Resolved {
     expect: sc.scenario.expect,
     real: sc.scenario.real,
     warnings,
+    faultFile: file,
+    faultPos: sc.faultPos,
+    realFaultPos: sc.realFaultPos ?? [],
   };
 }
 
@@ -70,12 +78,14 @@ export function resolvePlanFile(path: string, faultsPath?: string): Resolved {
   const planText = readInput(path, "plan");
   const { plan, warnings } = planFrom(planText, path);
   let faults: Fault[] = [];
+  let faultPos: Pos[] = [];
   if (faultsPath) {
     const r = loadFaults(readInput(faultsPath, "fault script"), faultsPath);
     if (!r.faults) fail(`${faultsPath} is not a valid fault script:`, r.errors.map(formatDiagnostic));
     const bad = checkFaults(plan, r.faults, r.faultPos, faultsPath);
     if (bad.length) fail(`${faultsPath} aims faults at unknown nodes:`, bad.map(formatDiagnostic));
     faults = r.faults;
+    faultPos = r.faultPos;
   }
   const name = path.split("/").pop()!.replace(/\.ya?ml$/, "").replace(/[^A-Za-z0-9_-]/g, "_");
   return {
@@ -87,5 +97,27 @@ export function resolvePlanFile(path: string, faultsPath?: string): Resolved {
     expect: undefined,
     real: undefined,
     warnings,
+    faultFile: faultsPath ?? path,
+    faultPos,
+    realFaultPos: faultPos,
+  };
+}
+
+/** The seed plan with no faults (what `arrow run --data FILE --target COL` runs on the user's data). */
+export function resolveSeedPlan(): Resolved {
+  const planText = PLANS.seed!;
+  const { plan, warnings } = planFrom(planText, "scenarios/plans/seed.yaml");
+  return {
+    name: "seed",
+    description: plan.question,
+    plan,
+    planText,
+    faults: [],
+    expect: undefined,
+    real: undefined,
+    warnings,
+    faultFile: "scenarios/plans/seed.yaml",
+    faultPos: [],
+    realFaultPos: [],
   };
 }

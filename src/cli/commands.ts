@@ -43,8 +43,28 @@ export const COMMANDS: readonly Command[] = [
     load: () => import("./resume.ts"),
   },
   {
+    name: "reopen",
+    summary: "Reopen a node of a live or interrupted run: it and its closure turn stale and re-run.",
+    load: () => import("./reopen.ts"),
+  },
+  {
+    name: "taint",
+    summary: "Taint a node of a live or interrupted run: its readings are re-evaluated, training spared.",
+    load: () => import("./taint.ts"),
+  },
+  {
     name: "serve",
     summary: "Serve the dashboard: every run, live or finished, with its graph, incidents and replay.",
     load: () => import("./serve.ts"),
+  },
+  {
+    name: "plan",
+    summary: "Ask an LLM to turn a research question into a validated plan file.",
+    load: () => import("./plan.ts"),
+  },
+  {
+    name: "proxy",
+    summary: "OpenAI-compatible proxy: attributes, records and budgets any agent framework's LLM calls.",
+    load: () => import("./proxy.ts"),
   },
 ];

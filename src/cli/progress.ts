@@ -7,6 +7,7 @@
 import type { Event } from "../model/events.ts";
 import type { RunState, Status } from "../model/state.ts";
 import { narrate } from "../record/narrate.ts";
+import { printable } from "./escape.ts";
 
 const MARK: Record<Status, string> = {
   pending: "·",
@@ -40,7 +41,7 @@ export class Progress {
       if (ev.e === "incident") {
         write(
           `  tick ${String(ev.incident.tick).padStart(3)}  ${ev.incident.type.padEnd(19)} ${
-            narrate(ev.incident)
+            printable(narrate(ev.incident))
           }\n`,
         );
       }

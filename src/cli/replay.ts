@@ -7,6 +7,8 @@
 import { canonicalPretty } from "../model/json.ts";
 import type { RunState } from "../model/state.ts";
 import { narrate } from "../record/narrate.ts";
+import { chainProblem } from "../record/blackbox.ts";
+import { readHead } from "../record/chain.ts";
 import { parseReplay, states } from "../record/replay.ts";
 import { intFlag, parse } from "./args.ts";
 import { InputError, UsageError } from "./errors.ts";
@@ -20,7 +22,8 @@ It runs no worker and reads no other file, and ends in the same final state as s
 
 Options:
   --tick-ms <n>     Pause between ticks, to watch it unfold (default 0)
-  --check           Also compare the rebuilt state with state.json byte for byte (exit 1 if they differ)
+  --check           Also verify the hash chain of replay.jsonl (an edited, dropped or forged line is named)
+                    and compare the rebuilt state with state.json byte for byte; exit 1 on any difference
   --json            Print the rebuilt final state as JSON instead
   --runs-dir <dir>  Where to look up a run id (default ./runs)
   -h, --help`;
@@ -50,6 +53,12 @@ export async function main(argv: string[]): Promise<number> {
   if (parsed.torn) {
     console.error(`arrow replay: dropped a torn last line (${parsed.torn} bytes) in replay.jsonl`);
   }
+  const tamper = chainProblem(parsed, readHead(runDir));
+  if (tamper && values.check) {
+    console.error(`arrow replay: ${runDir}/replay.jsonl was tampered with: it ${tamper}`);
+    return 1;
+  }
+  if (tamper) console.error(`arrow replay: warning: replay.jsonl ${tamper}`);
   let final: RunState | undefined;
   for (const { line, state } of states(parsed.lines)) {
     final = state;

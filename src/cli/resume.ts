@@ -5,6 +5,7 @@
  * @module
  */
 import { resumeRun } from "../engine/resume.ts";
+import { TamperedError } from "../record/blackbox.ts";
 import { acquireLock, LockedError } from "../runtime/lock.ts";
 import { intFlag, parse } from "./args.ts";
 import { InputError, UsageError } from "./errors.ts";
@@ -77,6 +78,8 @@ export async function main(argv: string[]): Promise<number> {
       maxTicks,
       builtins,
       bwrap: await findBwrap(),
+      unsandboxed: meta.unsandboxed === true,
+      runsDir: meta.run_id ? runDir.slice(0, runDir.lastIndexOf("/")) : null,
       signal: interrupt.signal,
       onTick: (s, ev) => progress.tick(s, ev),
     }, (r) => {
@@ -99,7 +102,9 @@ export async function main(argv: string[]): Promise<number> {
       console.log(lines.join("\n"));
     });
   } catch (e) {
-    if (e instanceof SyntaxError) throw new InputError(`arrow resume: ${e.message}`);
+    if (e instanceof SyntaxError || e instanceof TamperedError) {
+      throw new InputError(`arrow resume: ${e.message}`);
+    }
     throw e;
   } finally {
     progress.end();

@@ -10,7 +10,9 @@ import { canonicalPretty } from "../model/json.ts";
 import { acquireLock, LockedError } from "../runtime/lock.ts";
 import { writeAtomic } from "../runtime/atomic.ts";
 import { intFlag, parse } from "./args.ts";
-import { resolveBuiltin, resolvePlanFile } from "./catalog.ts";
+import { judge } from "../overwatch/verdict.ts";
+import { resolveBuiltin, resolvePlanFile, resolveSeedPlan } from "./catalog.ts";
+import { printable } from "./escape.ts";
 import { InputError, UsageError } from "./errors.ts";
 import { onInterrupt } from "./interrupt.ts";
 import { Progress, statusTable } from "./progress.ts";
@@ -35,7 +37,10 @@ run's black box. Ends with one verdict: RESEARCH ANSWERED, NEGATIVE RESULT, RESU
 Options:
   --scenario <name>  Run a built-in scenario (see arrow scenarios)
   --faults <file>    Fault script to apply to your own plan (same fault kinds as the scenarios)
-  --real             Real path: real data, real OLS baseline, real GBDT trainer subprocess
+  --real             Real path: real data, real OLS baseline, real GBDT trainer subprocess, and your own
+                     programs (worker: {type: command}) under bubblewrap
+  --unsandboxed      Let command workers run without bubblewrap where it is missing (they can then touch
+                     anything you can; the fingerprint guard still watches the scopes)
   --tick-ms <n>      Wall-clock pause between ticks (default 0, or ${REAL_TICK_MS} with --real, where it must
                      stay well above a training stage's time; mock results do not depend on it)
   --max-ticks <n>    Fuse whatever still runs after this many ticks (default 5000)
@@ -46,11 +51,14 @@ Options:
                      after the verdict it keeps serving until Ctrl-C
   --port <n>         Dashboard port with --serve (default 8765; 0 picks a free one)
   --host <addr>      Bind address with --serve (default 127.0.0.1; anything else is reachable by others)
-  --data <file.csv>  Real path: your own data set instead of the generated one (needs --target)
-  --target <column>  Real path: the column to predict in --data
+  --data <file.csv>  Your own data set instead of the generated one (the real path; needs --target; without
+                     a plan or --scenario it runs the seed plan on it)
+  --target <column>  The column to predict in --data
 
 Built-in real workers (plan: worker: {type: builtin, name: …}): ${BUILTIN_WORKERS.join(", ")}.
-Any other program runs as worker: {type: command, argv: [...]} under bubblewrap when it is installed.
+Any other program runs as worker: {type: command, argv: [...]} under bubblewrap (WORKERS.md says how to
+write one). Faults a node's worker cannot act out are refused before the run; faults that never fired are
+listed at the end.
   -h, --help
 
 The run directory holds plan.yaml, state.json, replay.jsonl, incidents.jsonl, report/report.md,
@@ -63,14 +71,23 @@ export function runId(name: string): string {
 }
 
 export function summary(state: RunState, runDir: string) {
+  const spawned = state.plan.order.filter((id) => state.nodes[id]!.spawned);
+  const j = judge(state);
+  const score = (id: string) => {
+    const ns = state.nodes[id]!;
+    return ns.manifest?.score ?? ns.best ?? null;
+  };
   return {
     scenario: state.scenario,
     verdict: state.verdict,
     run_dir: runDir,
     ticks: state.tick,
-    nodes: Object.fromEntries(
-      state.plan.order.filter((id) => state.nodes[id]!.spawned).map((id) => [id, state.nodes[id]!.status]),
-    ),
+    nodes: Object.fromEntries(spawned.map((id) => [id, state.nodes[id]!.status])),
+    scores: Object.fromEntries(spawned.map((id) => [id, score(id)])),
+    baseline: j.detail.baseline ? { node: j.detail.baseline, score: j.detail.baseline_score } : null,
+    method: j.detail.method ?? null,
+    reason: j.detail.reason ?? null,
+    unfired_faults: state.faults.filter((f) => !f.fired).map((f) => ({ kind: f.kind, node: f.node })),
   };
 }
 
@@ -89,11 +106,12 @@ export async function main(argv: string[]): Promise<number> {
     host: { type: "string" },
     data: { type: "string" },
     target: { type: "string" },
+    unsandboxed: { type: "boolean" },
   }, 1);
   const scenario = values.scenario as string | undefined;
   const planPath = positionals[0];
   if (scenario && planPath) throw new UsageError("arrow run: give --scenario or a plan file, not both");
-  if (!scenario && !planPath) {
+  if (!scenario && !planPath && !values.data) {
     throw new UsageError("arrow run: missing --scenario <name> or <plan.yaml> (see arrow run --help)");
   }
   if (scenario && values.faults) {
@@ -102,9 +120,6 @@ export async function main(argv: string[]): Promise<number> {
   const serve = values.serve === true;
   if (!serve && (values.port || values.host)) {
     throw new UsageError("arrow run: --port and --host need --serve");
-  }
-  if ((values.data || values.target) && !values.real) {
-    throw new UsageError("arrow run: --data and --target need --real");
   }
   if (values.data && !values.target) throw new UsageError("arrow run: --data needs --target <column>");
   if (values.target && !values.data) throw new UsageError("arrow run: --target needs --data <file.csv>");
@@ -117,15 +132,18 @@ export async function main(argv: string[]): Promise<number> {
   );
   const port = intFlag("run", "port", values.port, 0, 8765, 65535);
   const maxTicks = intFlag("run", "max-ticks", values["max-ticks"], 1, 5000);
-  const mode: Mode = values.real ? "real" : "mock";
+  // Your own data is real data: --data runs the real path.
+  const mode: Mode = values.real || values.data ? "real" : "mock";
   const res = scenario
     ? resolveBuiltin(scenario)
-    : resolvePlanFile(planPath!, values.faults as string | undefined);
+    : planPath
+    ? resolvePlanFile(planPath, values.faults as string | undefined)
+    : resolveSeedPlan();
   const json = values.json === true;
   const quiet = json || values.quiet === true;
   for (const w of res.warnings) if (!json) console.error(`warning: ${w}`);
 
-  const sandbox = await sandboxSetup(mode, res, quiet);
+  const sandbox = await sandboxSetup(mode, res, quiet, values.unsandboxed === true);
   const runsDir = Deno.realPathSync(mkdirp((values["runs-dir"] as string | undefined) ?? "runs"));
   const runDir = `${runsDir}/${runId(res.name)}`;
   let plan = res.plan;
@@ -145,6 +163,8 @@ export async function main(argv: string[]): Promise<number> {
     scenario: res.name,
     mode,
     tick_ms: tickMs,
+    unsandboxed: sandbox.unsandboxed,
+    ...(values.data ? { data: values.data, target: values.target } : {}),
     started_at: new Date().toISOString(),
     pid: Deno.pid,
   };
@@ -178,6 +198,8 @@ export async function main(argv: string[]): Promise<number> {
       maxTicks,
       builtins: sandbox.builtins,
       bwrap: sandbox.bwrap,
+      unsandboxed: sandbox.unsandboxed,
+      runsDir,
       signal: interrupt.signal,
       onTick: (s, ev) => {
         progress.tick(s, ev);
@@ -239,7 +261,13 @@ export function printOutcome(
     return 0;
   }
   if (!quiet) console.log("\n" + statusTable(final) + "\n");
+  const unfired = final.faults.filter((f) => !f.fired);
+  if (unfired.length) {
+    console.log(`faults that never fired: ${unfired.map((f) => `${f.kind} on ${f.node}`).join(", ")}`);
+  }
+  const j = judge(final);
   console.log(`${final.verdict}`);
+  if (!quiet && j.detail.reason) console.log(`  ${printable(j.detail.reason)}`);
   console.log(`run directory: ${runDir}`);
   return 0;
 }

@@ -43,7 +43,18 @@ export function claim(tx: Tx, node: PlanNode, done: DoneObs): void {
     return refuse(`results.json names node ${JSON.stringify(m.node)}, not "${node.id}"`);
   }
   if (TUPLE_ROLES.has(node.role) && score === null) {
-    return refuse(`results.json of a ${node.role} node must claim a score (a finite number)`);
+    return refuse(`results.json claims no score, and a node of role ${node.role} must (a finite number)`);
+  }
+  const tuple = tupleOf(m) ?? null;
+  const freezes = node.role === "harness" ||
+    (node.role === "baseline" && !tx.state.plan.nodes.some((n) => n.role === "harness"));
+  if (node.role === "harness" && !tuple) return refuse("harness manifest lacks the comparability tuple");
+  // Comparability first: a result on other data or another protocol is withheld, whatever it scores.
+  const frozen = tx.state.frozen;
+  const held = gated(node, m);
+  if (frozen && held) {
+    const dev = deviations(frozen, [held])[0];
+    if (dev && !(freezes && tuple)) return sup.comparabilityBlock(tx, dev, node.id);
   }
   if (done.accept && done.accept.code !== 0) return refuse(`acceptance exited ${done.accept.code}`);
   const dir = tx.state.plan.protocol.direction;
@@ -56,16 +67,6 @@ export function claim(tx: Tx, node: PlanNode, done: DoneObs): void {
         { observedBest: ns.best },
       );
     }
-  }
-  const tuple = tupleOf(m) ?? null;
-  const freezes = node.role === "harness" ||
-    (node.role === "baseline" && !tx.state.plan.nodes.some((n) => n.role === "harness"));
-  if (node.role === "harness" && !tuple) return refuse("harness manifest lacks the comparability tuple");
-  const frozen = tx.state.frozen;
-  const held = gated(node, m);
-  if (frozen && held) {
-    const dev = deviations(frozen, [held])[0];
-    if (dev && !(freezes && tuple)) return sup.comparabilityBlock(tx, dev, node.id);
   }
   const old = frozen;
   const freeze = freezes && tuple ? tuple : null;

@@ -18,15 +18,18 @@ import { scopeChecks } from "./guard.ts";
 
 export function decide(tx: Tx, obs: Observations): void {
   const { plan } = tx.state;
+  // A fault that took effect is recorded first, whatever the overwatch then makes of its effect.
+  for (const id of plan.order) {
+    for (const index of obs.nodes[id]?.fired ?? []) {
+      const f = tx.state.faults[index];
+      if (f && !f.fired && f.node === id) tx.emit({ e: "fault", index, kind: f.kind, node: id });
+    }
+  }
   scopeChecks(tx, obs);
   for (const id of plan.order) {
     const o = obs.nodes[id];
     if (!o || tx.state.nodes[id]!.status !== "running") continue;
     const node = nodeOf(plan, id);
-    for (const index of o.fired) {
-      const f = tx.state.faults[index];
-      if (f && !f.fired && f.node === id) tx.emit({ e: "fault", index, kind: f.kind, node: id });
-    }
     if (o.tokens) tx.emit({ e: "note", node: id, set: { tokens: tx.state.nodes[id]!.tokens + o.tokens } });
     if (o.delivered) tx.emit({ e: "deliver", node: id, n: o.delivered });
     if (node.kind !== "fast" && o.fp !== tx.state.nodes[id]!.fp) {

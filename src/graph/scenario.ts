@@ -113,6 +113,8 @@ export interface ScenarioLoad {
   errors: Diagnostic[];
   /** Position of each fault's `node` value, to report faults aimed at unknown nodes. */
   faultPos: Pos[];
+  /** The same for the faults of the real path (`real.faults`). */
+  realFaultPos?: Pos[];
 }
 
 export function loadScenario(text: string, file: string): ScenarioLoad {
@@ -131,8 +133,9 @@ export function loadScenario(text: string, file: string): ScenarioLoad {
   const errors = checked.problems.map((p) => diag(p, p.message));
   const sc = checked.value as ScenarioFile;
   const faultPos = (sc?.faults ?? []).map((_, i) => checked.pos(["faults", i, "node"]));
+  const realFaultPos = (sc?.real?.faults ?? []).map((_, i) => checked.pos(["real", "faults", i, "node"]));
   errors.push(...whenProblems(sc?.faults ?? [], (i) => checked.pos(["faults", i, "when"]), file));
-  return errors.length ? { errors, faultPos } : { scenario: sc, errors: [], faultPos };
+  return errors.length ? { errors, faultPos } : { scenario: sc, errors: [], faultPos, realFaultPos };
 }
 
 function whenProblems(faults: readonly Fault[], at: (i: number) => Pos, file: string): Diagnostic[] {

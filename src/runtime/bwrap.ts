@@ -57,6 +57,9 @@ export interface Layout {
   readOnly?: boolean;
 }
 
+/** Most entries a watched directory may have to be shadowed (each is bound back one by one). */
+export const MAX_SHADOWED_ENTRIES = 400;
+
 function lstat(p: string): Deno.FileInfo | null {
   try {
     return Deno.lstatSync(p);
@@ -75,12 +78,16 @@ export function bwrapLayout(o: Layout): { args: string[]; shadows: Shadow[] } {
     .sort((a, b) => a.length - b.length);
   if (!o.readOnly) {
     for (const d of watched) {
+      const entries = [...Deno.readDirSync(d)];
+      // Each entry bound back is a mount: past a few hundred, the directory stays read-only instead
+      // (a write there is refused, not caught in a shadow).
+      if (entries.length > MAX_SHADOWED_ENTRIES) continue;
       const tag = d.replaceAll("/", "_");
       const dir = `${o.shadowRoot}/host${tag}`;
       Deno.mkdirSync(dir, { recursive: true });
       args.push("--bind", dir, d);
       const ignore: string[] = [];
-      for (const e of Deno.readDirSync(d)) {
+      for (const e of entries) {
         const p = `${d}/${e.name}`;
         if (e.isSymlink) args.push("--symlink", Deno.readLinkSync(p), p);
         else args.push("--ro-bind", p, p);

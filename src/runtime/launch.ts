@@ -71,6 +71,9 @@ export function baseEnv(): Record<string, string> {
   return env;
 }
 
+/** Environment variables our Deno workers may read (their config, where they are, where to resume). */
+const DENO_WORKER_ENV = ["ARROW_CONFIG", "ARROW_RUN_DIR", "ARROW_SCOPE", "ARROW_NODE", "ARROW_RESUME_FROM"];
+
 /** Deno flags that keep a child offline and unable to touch the lockfile or fetch packages. */
 const LOCKED = ["--no-prompt", "--no-config", "--no-lock", "--no-remote", "--no-npm", "--quiet"];
 
@@ -289,7 +292,7 @@ export function workerCommand(ctx: LaunchContext, builtins: Record<string, Built
       ...[...Object.values(config.ancestors), ...Object.values(config.sources)].map((r) => r.scope),
       ...(b?.read?.(runDir) ?? []),
     ];
-    const d = denoScript(script, [], { read, write: [scope, config.faultLog], env: ["ARROW_CONFIG"] }, audit);
+    const d = denoScript(script, [], { read, write: [scope, config.faultLog], env: DENO_WORKER_ENV }, audit);
     const self = selfExec();
     const boxed = self && ctx.bwrap ? sandboxed(ctx, config, [d.cmd, ...d.args], scratch) : null;
     const env = protocolEnv(ctx, config, scratch);

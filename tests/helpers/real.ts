@@ -75,11 +75,12 @@ export const PYTHON = (() => {
 })();
 
 /**
- * The seed plan with N4 trained by scripts/python/train_gbdt.py as a command worker. It reads the data
- * node's files, so N1 → N4 becomes an artifact edge (under bubblewrap a node sees only its inputs' scopes).
+ * The seed plan with N4 trained by scripts/python/train_gbdt.py as a command worker, reading the data node's
+ * files through N2 (a node reads every artifact ancestor), its claim recomputed by the trainer's --evaluate.
  */
 export function pythonPlan(extra: string[] = []): Plan {
   const doc = parse(PLANS.seed!) as {
+    protocol: Record<string, unknown>;
     nodes: { id: string; worker?: unknown }[];
     edges: { from: string; to: string; kind: string }[];
   };
@@ -95,7 +96,15 @@ export function pythonPlan(extra: string[] = []): Plan {
     ],
     env: { PYTHONDONTWRITEBYTECODE: "1" },
   };
-  doc.edges.push({ from: "N1", to: "N4", kind: "artifact" });
+  // Its claim is recomputed by the trainer's own evaluation mode, on the frozen data set.
+  doc.protocol.evaluate = [
+    PYTHON,
+    `${ROOT}scripts/python/train_gbdt.py`,
+    "--evaluate",
+    "{artifact}",
+    "--data-dir",
+    "{data}",
+  ];
   const r = loadPlan(stringify(doc), "python_seed.yaml");
   if (!r.plan) throw new Error(JSON.stringify(r.errors));
   return r.plan;
