@@ -149,29 +149,28 @@ end_pid() {
   rm -f "$f"
 }
 
-descendants() {
-  local c
-  for c in $(pgrep -P "$1" 2>/dev/null); do descendants "$c"; echo "$c"; done
-}
-
-# slurmstepd and job processes outlive slurmd by design; ours carry this cluster's SLURM_CONF. Their jobs'
-# processes go first (killing a slurmstepd alone would orphan them).
+# slurmstepd and job processes outlive slurmd by design. This cluster's carry its SLURM_CONF in their
+# environment (a job's also its SLURM_JOB_ID): one grep over /proc finds them all, a job whose slurmstepd
+# was killed alone included — and not a shell that merely has SLURM_CONF exported.
 end_steps() {
-  local p
-  for p in $(pgrep -x slurmstepd 2>/dev/null); do
-    if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "SLURM_CONF=$dir/etc/slurm.conf"; then
-      # shellcheck disable=SC2046
-      kill -KILL $(descendants "$p") "$p" 2>/dev/null
+  local p pids=()
+  for p in $(grep -lzx "SLURM_CONF=$dir/etc/slurm.conf" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3); do
+    [ "$p" = $$ ] && continue
+    if [ "$(cat "/proc/$p/comm" 2>/dev/null)" = slurmstepd ] || grep -qz '^SLURM_JOB_ID=' "/proc/$p/environ" 2>/dev/null; then
+      pids+=("$p")
     fi
   done
+  [ ${#pids[@]} -gt 0 ] && kill -KILL "${pids[@]}" 2>/dev/null
+  return 0
 }
 
 stop_all() {
   if pid_alive "$dir/run/slurmctld.pid"; then
     conf_env timeout 5 scancel --quiet --full --state=PENDING,RUNNING,SUSPENDED "--user=$(id -un)" 2>/dev/null
-    for _ in $(seq 30); do
+    # Up to KillWait (2 s) plus the controller's work for many jobs; what is left is killed below.
+    for _ in $(seq 50); do
       [ -z "$(conf_env timeout 5 squeue -h -t PENDING,RUNNING,COMPLETING,SUSPENDED -o %i 2>/dev/null)" ] && break
-      sleep 0.1
+      sleep 0.2
     done
   fi
   end_pid "$dir/run/slurmd.pid"
