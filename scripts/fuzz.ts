@@ -3,16 +3,24 @@
  * user, a planner or a worker wrote — plans, fault scripts, manifests, metrics lines, CSV — printing counts
  * and timing per target and every finding with its input. Exit 1 when anything was found.
  *
- * Usage: deno task fuzz [--count N] [--seed S] [--only SUBSTRING]
+ * Then the scale figures of scripts/fuzz_scale.ts (skip them with --no-scale).
+ *
+ * Usage: deno task fuzz [--count N] [--seed S] [--only SUBSTRING] [--no-scale]
  *
  * @module
  */
 import { parseArgs } from "node:util";
 import { allTargets, describeFinding, runTarget } from "../tests/fuzz_targets.ts";
+import { scaleReport } from "./fuzz_scale.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
-  options: { count: { type: "string" }, seed: { type: "string" }, only: { type: "string" } },
+  options: {
+    count: { type: "string" },
+    seed: { type: "string" },
+    only: { type: "string" },
+    "no-scale": { type: "boolean" },
+  },
 });
 const count = Number(values.count ?? 10_000);
 const seed = Number(values.seed ?? 20260101);
@@ -38,4 +46,9 @@ for (const [i, target] of allTargets().entries()) {
   if (r.findings.length > 5) console.log(`  … and ${r.findings.length - 5} more`);
   findings += r.findings.length;
 }
-Deno.exit(findings ? 1 : 0);
+let scaled = true;
+if (!values["no-scale"] && !values.only) {
+  console.log("scale:");
+  scaled = scaleReport();
+}
+Deno.exit(findings || !scaled ? 1 : 0);
