@@ -31,11 +31,20 @@ const dec = new TextDecoder();
 /** Takes the run lock without waiting; throws LockedError when another open file holds it. */
 export function acquireLock(runDir: string): Lock {
   Deno.mkdirSync(`${runDir}/.arrow`, { recursive: true });
+  const path = `${runDir}/.arrow/lock`;
+  // A link planted here would have us truncate whatever it points at: only a plain file is a lock.
+  const before = lstatOrNull(path);
+  if (before && !before.isFile) throw new Error(`Cannot lock ${runDir}: ${path} is not a regular file`);
   // Never truncate or delete the file: whoever holds the lock owns that inode, and a second inode at the
   // same path would let two processes each hold "the" lock.
-  const file = Deno.openSync(`${runDir}/.arrow/lock`, { read: true, write: true, create: true });
+  const file = Deno.openSync(path, { read: true, write: true, create: true });
   let locked = false;
   try {
+    const opened = file.statSync();
+    const now = lstatOrNull(path);
+    if (!now?.isFile || now.ino !== opened.ino || now.dev !== opened.dev) {
+      throw new Error(`Cannot lock ${runDir}: ${path} changed while it was being opened`);
+    }
     locked = file.tryLockSync(true);
     const previous = recordedPid(file);
     if (!locked) throw new LockedError(runDir, previous ?? -1);
@@ -77,6 +86,14 @@ function recordedPid(file: Deno.FsFile): number | null {
   try {
     const v = JSON.parse(dec.decode(buf.subarray(0, n))) as { pid?: unknown };
     return typeof v.pid === "number" && Number.isInteger(v.pid) && v.pid > 0 ? v.pid : null;
+  } catch {
+    return null;
+  }
+}
+
+function lstatOrNull(path: string): Deno.FileInfo | null {
+  try {
+    return Deno.lstatSync(path);
   } catch {
     return null;
   }

@@ -117,3 +117,16 @@ Deno.test({
     }
   },
 });
+
+Deno.test("acquireLock() refuses a lock path that is a link, and leaves its target alone", () => {
+  const dir = Deno.makeTempDirSync();
+  try {
+    Deno.mkdirSync(`${dir}/.arrow`);
+    Deno.writeTextFileSync(`${dir}/precious.txt`, "keep me");
+    Deno.symlinkSync(`${dir}/precious.txt`, `${dir}/.arrow/lock`);
+    throws(() => acquireLock(dir), /is not a regular file/);
+    equal(Deno.readTextFileSync(`${dir}/precious.txt`), "keep me");
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
