@@ -38,10 +38,18 @@ const NO_BWRAP = "bubblewrap (bwrap) is not installed: writes outside the run di
 if (!BWRAP) console.log(`examples_test: escape cases ignored — ${NO_BWRAP}`);
 /** Without bubblewrap the contract asks for an explicit opt-out to run command workers. */
 const SANDBOX = BWRAP ? [] : ["--unsandboxed"];
-/** Debian's python3 first on PATH: a pyenv shim costs ~1 s per start, and the shell example starts many. */
-const PATH = exists("/usr/bin/python3") && onPath("python3") !== "/usr/bin/python3"
-  ? `/usr/bin:${Deno.env.get("PATH") ?? ""}`
-  : Deno.env.get("PATH") ?? "";
+/**
+ * Debian's python3 first on PATH (a pyenv shim costs ~1 s per start, and the shell example starts many),
+ * through a directory holding only that link — so hiding bubblewrap from PATH stays hidden.
+ */
+const PATH = (() => {
+  const path = Deno.env.get("PATH") ?? "";
+  if (!exists("/usr/bin/python3") || onPath("python3") === "/usr/bin/python3") return path;
+  const dir = Deno.makeTempDirSync({ prefix: "arrow-ex-python-" });
+  Deno.symlinkSync("/usr/bin/python3", `${dir}/python3`);
+  globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
+  return `${dir}:${path}`;
+})();
 
 interface Incident {
   tick: number;
