@@ -13,6 +13,7 @@ import { children, nodeOf, parents } from "../model/topology.ts";
 import type { Tx } from "../model/tx.ts";
 import * as sup from "../overwatch/supervisor.ts";
 import { answered } from "../overwatch/verdict.ts";
+import { halve, siblings } from "./sweep.ts";
 
 export function free(tx: Tx): void {
   for (const slot of ["gpu", "cpu"] as const) {
@@ -49,6 +50,7 @@ export function flow(tx: Tx, obs: Observations): void {
       tx.emit({ e: "stream", from: ev.node, to, step: ev.step, file: ev.file });
     }
   }
+  halve(tx);
   for (const id of tx.state.plan.order) {
     const ns = tx.state.nodes[id]!;
     if (nodeOf(tx.state.plan, id).kind !== "reactive" || ns.status !== "running" || ns.finishing) continue;
@@ -73,7 +75,9 @@ function supersede(tx: Tx): void {
   if (!answer) return;
   for (const n of tx.state.plan.nodes) {
     const ns = tx.state.nodes[n.id]!;
-    if (n.id === answer || n.kind !== "long" || !ns.spawned) continue;
+    if (n.id === answer || n.kind !== "long" || !ns.spawned || siblings(tx.state.plan, n.id, answer)) {
+      continue;
+    }
     if (n.role !== "train" && n.role !== "ablation") continue;
     if (ns.status === "running" && !ns.killAtCkpt) {
       tx.emit({ e: "note", node: n.id, set: { killAtCkpt: "SUPERSEDED_KILL" } });

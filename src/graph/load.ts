@@ -9,6 +9,7 @@ import { checkDocument, escapeControls, type Pos } from "./check.ts";
 import { normalize } from "./normalize.ts";
 import { planSchema } from "./plan_schema.ts";
 import { resolvePlan } from "./resolve.ts";
+import { validateSweeps } from "./sweep.ts";
 import type { Plan, PlanEdgeFile, PlanFile } from "./types.ts";
 import { validatePlan } from "./validate.ts";
 import { validateWorkers } from "./validate_workers.ts";
@@ -153,12 +154,15 @@ export function loadPlan(text: string, file: string): LoadResult {
   const raw = (checked.value ?? {}) as Partial<PlanFile>;
   const semantic = validatePlan(raw, checked.pos, checked.keyPos);
   const workers = validateWorkers(raw, checked.pos, checked.keyPos);
+  const sweeps = validateSweeps(raw, checked.pos, checked.keyPos);
   const errors = [
     ...syntax,
     ...checked.problems.map((p) => diag(p, p.message)),
-    ...[...semantic.errors, ...workers.errors].map((f) => diag(f.pos, f.message)),
+    ...[...semantic.errors, ...workers.errors, ...sweeps.errors].map((f) => diag(f.pos, f.message)),
   ];
-  const warnings = [...semantic.warnings, ...workers.warnings].map((f) => diag(f.pos, f.message));
+  const warnings = [...semantic.warnings, ...workers.warnings, ...sweeps.warnings].map((f) =>
+    diag(f.pos, f.message)
+  );
 
   const nodes = raw.nodes ?? [];
   const ids = nodes.map((n) => n.id);

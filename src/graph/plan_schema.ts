@@ -5,6 +5,7 @@
  * @module
  */
 import { s } from "./schema.ts";
+import { sweepSchema } from "./sweep.ts";
 
 export const NODE_KINDS = ["fast", "long", "reactive"] as const;
 export const EDGE_KINDS = ["artifact", "stream", "back_edge"] as const;
@@ -148,6 +149,7 @@ export const nodeSchema = s.obj(
     budget: budgetSchema,
     observe_every: duration("real path: how often the node's progress is observed (default 10s)"),
     slurm: slurmSchema,
+    sweep: sweepSchema,
   },
   ["id", "kind", "role"],
 );

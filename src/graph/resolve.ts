@@ -50,6 +50,7 @@ export function resolveNode(n: PlanNodeFile): PlanNode {
     budget,
     ...(observe !== undefined ? { observe_ms: Math.max(1, observe) } : {}),
     ...(n.slurm ? { slurm: n.slurm } : {}),
+    ...(n.sweep ? { sweep: n.sweep } : {}),
   };
 }
 

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { SweepGroup, SweepSpec } from "./sweep.ts";
 
 export type NodeId = string;
 export type NodeKind = "fast" | "long" | "reactive";
@@ -88,6 +89,7 @@ export interface PlanNodeFile {
   budget?: Budget;
   observe_every?: string;
   slurm?: SlurmOptions;
+  sweep?: SweepSpec;
 }
 
 export interface PlanEdgeFile {
@@ -133,6 +135,8 @@ export interface PlanNode {
   /** Wall-clock pace of observation on the real path, in milliseconds (undefined: the default). */
   observe_ms?: number;
   slurm?: SlurmOptions;
+  /** Expanded before the run (engine/prepare.ts): the node becomes one sibling per configuration. */
+  sweep?: SweepSpec;
 }
 
 export interface PlanEdge {
@@ -155,6 +159,8 @@ export interface Plan {
   edges: PlanEdge[];
   /** Topological order over artifact edges, ties broken lexicographically. */
   order: NodeId[];
+  /** Sweeps expanded into configuration nodes (absent when the plan has none or is not expanded yet). */
+  sweeps?: SweepGroup[];
 }
 
 export const DEFAULT_SLOTS = { gpu: 1, cpu: 3 } as const;

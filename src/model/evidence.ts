@@ -74,6 +74,16 @@ export interface SupersededEvidence {
   answered_by: NodeId | null;
   freed: "gpu" | null;
   started: boolean;
+  /** Successive halving in a sweep (engine/sweep.ts): the sweep node, the rung the configuration lost at. */
+  sweep?: NodeId;
+  rung?: number;
+  /** Its rank among the `reached` configurations ranked at the rung, of which the top `keep` stay. */
+  rank?: number;
+  keep?: number;
+  reached?: number;
+  eta?: number;
+  /** The scores that decided it: the top `keep` and its own, best first, with the step each was read at. */
+  scores?: { node: NodeId; score: number | null; step: number }[];
 }
 
 /** How a worker ended when it died instead of claiming. */

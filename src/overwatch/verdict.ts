@@ -10,7 +10,9 @@
  * 4. A method is *negative* when it is verified or plateaued or killed as hung, and its best score does not
  *    beat the baseline. An unverified best that beats the baseline decides nothing.
  * 5. RESEARCH ANSWERED if any method is answered, else RESULT WITHHELD if any is withheld, else NEGATIVE
- *    RESULT if any is negative, else NO VERDICT with the reason.
+ *    RESULT if any is negative, else NO VERDICT with the reason. Among several answered (or negative)
+ *    methods — a sweep's configurations, say — the verdict rests on the best score (verified, else best
+ *    observed), ties in plan order; among withheld ones, on the first in plan order.
  *
  * @module
  */
@@ -98,7 +100,14 @@ export function judge(state: RunState): Judgement {
     .map((id) => judgeMethod(id, state.nodes[id]!, frozen, baseScore, dir));
   const detail = { ...head, baseline_score: baseScore, methods };
   const first = (o: MethodOutcome) => methods.find((m) => m.outcome === o);
-  const answered = first("answered");
+  const best = (o: MethodOutcome, key: (m: MethodJudgement) => number | null) =>
+    methods.reduce<MethodJudgement | undefined>((top, m) => {
+      if (m.outcome !== o) return top;
+      if (!top) return m;
+      const a = key(m), b = key(top);
+      return a !== null && (b === null || beats(a, b, dir)) ? m : top;
+    }, undefined);
+  const answered = best("answered", (m) => m.score);
   if (answered) {
     return {
       verdict: "RESEARCH ANSWERED",
@@ -112,7 +121,7 @@ export function judge(state: RunState): Judgement {
       detail: { ...detail, method: withheld.node, cause: withheld.cause ?? "", baseline_stands: true },
     };
   }
-  const negative = first("negative");
+  const negative = best("negative", (m) => m.best);
   if (negative) {
     return {
       verdict: "NEGATIVE RESULT",

@@ -11,6 +11,7 @@ import type { Incident, RunState } from "../model/state.ts";
 import { judge } from "../overwatch/verdict.ts";
 import { mdInline, mdText } from "./md_escape.ts";
 import { narrate } from "./narrate.ts";
+import { sweepSection } from "./sweep_report.ts";
 
 const fmt = (
   x: unknown,
@@ -84,6 +85,7 @@ export function renderReport(state: RunState, incidents: readonly Incident[]): s
     lines.push("");
   }
 
+  lines.push(...sweepSection(state, incidents));
   lines.push(
     "## Verified knowledge",
     "",
