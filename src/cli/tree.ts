@@ -1,0 +1,394 @@
+/**
+ * `arrow tree`: hypothesis-tree research on a CSV under overwatch — executors as sandboxed nodes, a held-out
+ * merge gate, insights up the tree, a final test reported once — and `arrow tree --resume <run>`.
+ *
+ * @module
+ */
+import { basename, resolve } from "node:path";
+import { LlmClient } from "../llm/client.ts";
+import { chooseModel, llmSettings } from "../llm/env.ts";
+import { LlmConfigError } from "../llm/errors.ts";
+import { canonicalPretty } from "../model/json.ts";
+import type { Incident } from "../model/state.ts";
+import { narrate } from "../record/narrate.ts";
+import { writeAtomic } from "../runtime/atomic.ts";
+import { acquireLock, LockedError } from "../runtime/lock.ts";
+import { Feeds } from "../server/feeds.ts";
+import { CsvError, type MetricName, METRICS } from "../tabular/mod.ts";
+import { LlmIdeator } from "../tree/llm_ideator.ts";
+import { summarize } from "../tree/report.ts";
+import { resumeTree, startTree, type TreeOutcome } from "../tree/run.ts";
+import type { TreeEvent, TreeState } from "../tree/types.ts";
+import { intFlag, parse } from "./args.ts";
+import { InputError, UsageError } from "./errors.ts";
+import { printable } from "./escape.ts";
+import { onInterrupt } from "./interrupt.ts";
+import { findBwrap } from "./sandbox.ts";
+import { startDashboard, untilInterrupted } from "./serve.ts";
+
+export const help = `Usage: arrow tree --data FILE.csv --target COLUMN [options]
+       arrow tree --resume RUN [--json] [--serve]
+
+Grows a tree of feature-engineering hypotheses on your CSV, Arbor-style. The data is cut once, seeded and
+stratified, into dev rows (k-fold cross-validation: all any hypothesis ever sees), held-out rows (read only by
+the merge gate) and final-test rows (scored once, at the end, for the starting and the best artifact).
+
+Each cycle: pick a node to expand (UCB over dev gain with visit counts), ideate hypotheses under it (missing
+indicators, log/ratio/product, binning, rare levels, frequency and out-of-fold target encoding, text
+features, group statistics, dropping a column, model capacity — or an LLM's own module), run each in its own
+sandboxed executor (a Deno child that can read only its dev rows and its scope and write only its scope;
+under bubblewrap the rest of the data is not even there), recompute its claimed dev score from its artifact,
+distil an insight (helped / hurt / neutral / failed, dev delta ± std over folds) and pass it up the tree, and
+send the best newcomer to the merge gate: admitted only if its held-out score beats the incumbent's by
+ACCEPT_EPS (0.003). Failing code becomes a failed-informative node with its lesson. Everything is persisted
+in SQLite every step: after a crash, --resume continues with nothing lost.
+
+Options:
+  --data <file.csv>        The data (header line; missing: empty, NA, ?, NaN)
+  --target <column>        The column to predict (task inferred: regression, binary, multiclass)
+  --metric <m>             accuracy | auc | logloss (classification), r2 | rmse | mae (regression);
+                           default accuracy or r2
+  --cycles <n>             Cycles to run (default 10)
+  --executors <p>          Hypotheses tested per cycle, in parallel (default 2)
+  --seed <s>               Seed of the splits, the model and every random choice (default 0)
+  --ideator library|llm    Where hypotheses come from (default library: offline, deterministic). llm uses
+                           ARROW_LLM_BASE_URL, ARROW_LLM_API_KEY, ARROW_LLM_MODEL (or --model)
+  --model <name>           The LLM model (with --ideator llm)
+  --search tree|random|greedy
+                           tree: UCB over the tree (default); random: uniform parent and hypothesis, same
+                           budget; greedy: always extend the incumbent
+  --no-insights            Ideate without the branch's insights (the ablation)
+  --heldout-budget <n>     Most held-out queries, the baseline's included (default cycles + 1)
+  --observe-every <s>      Executor observation pace in seconds; silent for 3 observations = hung (default 10)
+  --budget-seconds <s>     Wall budget of one executor attempt (default 600)
+  --runs-dir <dir>         Where run directories go (default ./runs)
+  --resume <run>           Continue an interrupted run (a path, or a run id in the runs directory)
+  --unsandboxed            Allow LLM-written code to run without bubblewrap (Deno permissions only)
+  --serve                  Serve the live dashboard (tree view) while the run goes
+  --port <n>, --host <h>   Dashboard address with --serve (default 127.0.0.1:8765)
+  --json                   Print one JSON object at the end: {"mode":"tree","run_dir","metric","direction",
+                           "cycles","nodes","heldout_queries","start":{…},"best":{…},"incidents":[…]}
+  -h, --help
+
+Files: runs/<id>/tree.db (SQLite, the authority), tree/replay.jsonl (one line per step), incidents.jsonl,
+state.json, report/report.md, nodes/<id>/ (each executor's scope: artifact.json, steps/, metrics.jsonl,
+results.json), logs/.
+
+Exit codes: 0 the run completed (whatever it found), 1 usage or input error, 2 internal failure,
+130 interrupted (continue with --resume).`;
+
+const FLAGS = {
+  data: { type: "string" },
+  target: { type: "string" },
+  metric: { type: "string" },
+  cycles: { type: "string" },
+  executors: { type: "string" },
+  seed: { type: "string" },
+  ideator: { type: "string" },
+  model: { type: "string" },
+  search: { type: "string" },
+  "no-insights": { type: "boolean" },
+  "heldout-budget": { type: "string" },
+  "observe-every": { type: "string" },
+  "budget-seconds": { type: "string" },
+  "runs-dir": { type: "string" },
+  resume: { type: "string" },
+  unsandboxed: { type: "boolean" },
+  serve: { type: "boolean" },
+  port: { type: "string" },
+  host: { type: "string" },
+  json: { type: "boolean" },
+} as const;
+
+function oneOf<T extends string>(name: string, v: unknown, allowed: readonly T[], fallback: T): T {
+  if (v === undefined) return fallback;
+  if (!allowed.includes(v as T)) {
+    throw new UsageError(
+      `arrow tree: --${name} must be one of ${allowed.join(", ")}, got "${printable(String(v))}"`,
+    );
+  }
+  return v as T;
+}
+
+function runName(data: string): string {
+  const t = new Date().toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
+  const rand = [...crypto.getRandomValues(new Uint8Array(2))].map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
+  const name = basename(data).replace(/\.csv$/i, "").replace(/[^A-Za-z0-9_-]+/g, "_").slice(0, 40) || "data";
+  return `${t}-tree-${name}-${rand}`;
+}
+
+function resolveRun(arg: string, runsDir: string): string {
+  for (const p of [arg, `${runsDir}/${arg}`]) {
+    try {
+      if (Deno.statSync(`${p}/tree.db`).isFile) return Deno.realPathSync(p);
+    } catch {
+      // not this one
+    }
+  }
+  throw new InputError(
+    `arrow tree: no tree run "${printable(arg)}" (looked for ${printable(arg)}/tree.db and in ${
+      printable(runsDir)
+    }/)`,
+  );
+}
+
+const f4 = (x: number | null | undefined) => (x === null || x === undefined ? "—" : x.toFixed(4));
+
+/** One line per step for people watching the terminal (text from LLMs and CSVs escaped). */
+function describe(s: TreeState, ev: TreeEvent, incidents: Incident[]): string[] {
+  const out = incidents.map((i) => `  ! ${printable(narrate(i))}`);
+  switch (ev.e) {
+    case "proposed":
+      return [`cycle ${s.cycle}: expand ${ev.parent} → ${ev.hypotheses.length} hypothesis(es)`, ...out];
+    case "executed":
+      return [
+        ...ev.results.map((r) => {
+          const n = s.nodes[r.node]!;
+          const what = n.insight?.outcome ?? n.status;
+          return `  ${n.id} ${n.status}: dev ${f4(n.dev?.mean)} (${what}) ${
+            printable(n.hypothesis?.text ?? "the starting artifact", { max: 100 })
+          }`;
+        }),
+        ...out,
+      ];
+    case "gated": {
+      const n = s.nodes[ev.node]!;
+      return [
+        `  gate ${n.id}: held-out ${
+          f4(n.heldout)
+        } → ${n.gate} (${s.heldout.used}/${s.heldout.budget} queries)`,
+        ...out,
+      ];
+    }
+    case "verdict":
+      return [`final test: start ${f4(s.final?.start)}, best ${f4(s.final?.best)}`, ...out];
+    default:
+      return out;
+  }
+}
+
+async function llmIdeator(model: string | undefined, runDir: string): Promise<LlmIdeator> {
+  try {
+    const settings = llmSettings();
+    const chosen = chooseModel(settings, model);
+    const client = new LlmClient({
+      baseUrl: settings.baseUrl,
+      apiKey: settings.apiKey,
+      timeoutMs: settings.timeoutMs,
+      maxRetries: settings.maxRetries,
+      seed: "tree",
+    });
+    Deno.mkdirSync(`${runDir}/logs`, { recursive: true });
+    const log = await Deno.open(`${runDir}/logs/llm.jsonl`, { append: true, create: true });
+    const enc = new TextEncoder();
+    return new LlmIdeator(client, {
+      model: chosen,
+      log: (r) => void log.write(enc.encode(JSON.stringify(r) + "\n")),
+    });
+  } catch (e) {
+    if (e instanceof LlmConfigError) throw new InputError(`arrow tree: ${e.message}`);
+    throw e;
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const { values } = parse("tree", argv, FLAGS, 0);
+  const json = values.json === true;
+  const runsDir = resolve((values["runs-dir"] as string | undefined) ?? "runs");
+  const resume = values.resume as string | undefined;
+  const serve = values.serve === true;
+  if (!serve && (values.port || values.host)) {
+    throw new UsageError("arrow tree: --port and --host need --serve");
+  }
+  const port = intFlag("tree", "port", values.port, 0, 8765, 65535);
+  if (resume && (values.data || values.target)) {
+    throw new UsageError("arrow tree: --resume continues a run as it began: give no --data or --target");
+  }
+  if (!resume && !values.data) {
+    throw new UsageError("arrow tree: missing --data <file.csv> (see arrow tree --help)");
+  }
+  if (!resume && !values.target) {
+    throw new UsageError("arrow tree: missing --target <column> (see arrow tree --help)");
+  }
+  const metric = values.metric === undefined
+    ? undefined
+    : oneOf("metric", values.metric, Object.keys(METRICS) as MetricName[], "accuracy");
+  const cycles = intFlag("tree", "cycles", values.cycles, 1, 10, 10_000);
+  const executors = intFlag("tree", "executors", values.executors, 1, 2, 64);
+  const seed = intFlag("tree", "seed", values.seed, 0, 0, 2 ** 31 - 1);
+  const ideator = oneOf("ideator", values.ideator, ["library", "llm"] as const, "library");
+  const search = oneOf("search", values.search, ["tree", "random", "greedy"] as const, "tree");
+  const observe = intFlag("tree", "observe-every", values["observe-every"], 1, 10, 3600);
+  const budget = intFlag("tree", "budget-seconds", values["budget-seconds"], 1, 600, 86_400);
+  const heldoutBudget = values["heldout-budget"] === undefined
+    ? undefined
+    : intFlag("tree", "heldout-budget", values["heldout-budget"], 1, cycles + 1, 100_000);
+  if (values.model && ideator !== "llm" && !resume) {
+    throw new UsageError("arrow tree: --model needs --ideator llm");
+  }
+
+  const bwrap = await findBwrap();
+  const runDir = resume ? resolveRun(resume, runsDir) : `${runsDir}/${runName(values.data as string)}`;
+  const usesLlm = resume ? readIdeator(runDir) === "llm" : ideator === "llm";
+  if (usesLlm && !bwrap && values.unsandboxed !== true) {
+    throw new InputError(
+      "arrow tree: LLM-written code needs bubblewrap to run sandboxed (apt-get install bubblewrap), or pass --unsandboxed to run it under Deno's permissions alone",
+    );
+  }
+  if (!bwrap && !json) {
+    console.error("note: bubblewrap is not available; executors run under Deno's permissions alone");
+  }
+  Deno.mkdirSync(runDir, { recursive: true });
+  let lock;
+  try {
+    lock = acquireLock(runDir);
+  } catch (e) {
+    if (e instanceof LockedError) throw new InputError(`arrow tree: ${e.message}`);
+    throw e;
+  }
+  const id = basename(runDir);
+  const feeds = new Feeds();
+  const feed = serve ? feeds.pin(`tree:${id}`, `${runDir}/tree`) : null;
+  const served = serve
+    ? startDashboard({
+      runsDir: Deno.realPathSync(runsDir),
+      port,
+      host: values.host as string | undefined,
+      feeds,
+    }, "tree")
+    : null;
+  if (served) {
+    const link = new URL(served.url);
+    link.searchParams.set("run", id);
+    link.searchParams.set("view", "tree");
+    (json ? console.error : console.log)(`dashboard: ${printable(link.href)}`);
+  }
+  using interrupt = onInterrupt();
+  const t0 = performance.now();
+  const meta = { run_id: id, mode: "tree", started_at: new Date().toISOString(), pid: Deno.pid, argv };
+  const onStep = (s: TreeState, ev: TreeEvent, incidents: Incident[]) => {
+    feed?.poke();
+    if (!json) { for (const line of describe(s, ev, incidents)) console.log(line); }
+  };
+  let out: TreeOutcome;
+  try {
+    const llm = usesLlm ? await llmIdeator(values.model as string | undefined, runDir) : undefined;
+    const common = { runsDir, bwrap, llm, signal: interrupt.signal, onStep };
+    if (resume) {
+      if (!json) console.log(`arrow tree --resume → ${printable(runDir)}`);
+      out = await resumeTree(runDir, common);
+    } else {
+      writeAtomic(
+        `${runDir}/run.json`,
+        canonicalPretty({ ...meta, scenario: `tree:${basename(values.data as string)}` }),
+      );
+      if (!json) console.log(`arrow tree ${printable(values.data as string)} → ${printable(runDir)}`);
+      out = await startTree({
+        ...common,
+        runDir,
+        data: resolve(values.data as string),
+        target: values.target as string,
+        metric,
+        cycles,
+        executors,
+        seed,
+        ideator,
+        search,
+        insights: values["no-insights"] !== true,
+        heldoutBudget,
+        observeMs: observe * 1000,
+        wallMs: budget * 1000,
+      });
+    }
+  } catch (e) {
+    if (e instanceof CsvError) throw new InputError(`arrow tree: ${e.message}`);
+    if (e instanceof RangeError || (e instanceof TypeError && /^Cannot /.test(e.message))) {
+      throw new InputError(`arrow tree: ${e.message}`);
+    }
+    throw e;
+  } finally {
+    lock.release();
+  }
+  const wall = Math.round(performance.now() - t0);
+  writeAtomic(
+    `${runDir}/run.json`,
+    canonicalPretty({
+      ...readMeta(runDir),
+      ...(resume ? { resumed_at: meta.started_at } : {}),
+      finished_at: new Date().toISOString(),
+      wall_ms: wall,
+      verdict: out.state.verdict,
+      ticks: out.state.tick,
+    }),
+  );
+  if (out.state.pending !== null) {
+    console.error(
+      `arrow tree: interrupted at step ${out.state.tick}; continue with: arrow tree --resume ${
+        printable(runDir)
+      }`,
+    );
+    await served?.close();
+    return 130;
+  }
+  const summary = summarize(out.state, runDir, out.incidents);
+  if (json) console.log(JSON.stringify(summary));
+  else printSummary(out.state, summary, wall);
+  if (served) {
+    const interrupted = untilInterrupted();
+    (json ? console.error : console.log)("dashboard: still serving this run; Ctrl-C to stop");
+    await interrupted;
+    await served.close();
+  }
+  return 0;
+}
+
+function readMeta(runDir: string): Record<string, unknown> {
+  try {
+    return JSON.parse(Deno.readTextFileSync(`${runDir}/run.json`)) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+function readIdeator(runDir: string): string | null {
+  try {
+    const s = JSON.parse(Deno.readTextFileSync(`${runDir}/state.json`)) as TreeState;
+    return s.config?.ideator ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function printSummary(s: TreeState, sum: ReturnType<typeof summarize>, wallMs: number): void {
+  const gain = (a: number | null, b: number | null) =>
+    a === null || b === null
+      ? "—"
+      : `${(s.config.direction === "maximize" ? b - a : a - b) >= 0 ? "+" : ""}${
+        (s.config.direction === "maximize" ? b - a : a - b).toFixed(4)
+      }`;
+  console.log("");
+  console.log(
+    `${s.verdict}: ${sum.nodes} nodes in ${sum.cycles} cycles, ${sum.heldout_queries}/${s.heldout.budget} held-out queries, ${
+      (wallMs / 1000).toFixed(1)
+    } s`,
+  );
+  console.log(
+    `  start ${s.order[0]}: dev ${f4(sum.start.dev)}  held-out ${f4(sum.start.heldout)}  test ${
+      f4(sum.start.test)
+    }`,
+  );
+  console.log(
+    `  best  ${sum.best.id}: dev ${f4(sum.best.dev)}  held-out ${f4(sum.best.heldout)}  test ${
+      f4(sum.best.test)
+    }`,
+  );
+  console.log(
+    `  gain: held-out ${gain(sum.start.heldout, sum.best.heldout)}, final test ${
+      gain(sum.start.test, sum.best.test)
+    } (${s.config.metric})`,
+  );
+  if (sum.best.hypothesis) console.log(`  best hypothesis: ${printable(sum.best.hypothesis, { max: 200 })}`);
+  if (sum.incidents.length) console.log(`  incidents: ${sum.incidents.length} (see incidents.jsonl)`);
+  console.log(`  report: ${printable(sum.run_dir)}/report/report.md`);
+}

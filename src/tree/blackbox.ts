@@ -1,0 +1,67 @@
+/**
+ * The tree run's files people and the dashboard read, all projections of the SQLite store (rebuilt from it
+ * on resume, so a crash between the store and a file loses nothing): `tree/replay.jsonl` (one canonical line
+ * per step, `{tick, events: [event]}` — the shape the server's event feed follows; the last one carries the
+ * `verdict` event), `incidents.jsonl` (the same Incident lines as the graph path), `state.json` (the tree,
+ * canonical) and `report/report.md`. Wall-clock facts live in `run.json`, never here: the same run leaves
+ * the same bytes.
+ *
+ * @module
+ */
+import { canonical, canonicalPretty } from "../model/json.ts";
+import type { Incident } from "../model/state.ts";
+import { appendDurable, writeAtomic } from "../runtime/atomic.ts";
+import { renderTreeReport } from "./report.ts";
+import type { TreeEvent, TreeState } from "./types.ts";
+
+export const TREE_FILES = {
+  replay: "tree/replay.jsonl",
+  incidents: "incidents.jsonl",
+  state: "state.json",
+  report: "report/report.md",
+  db: "tree.db",
+} as const;
+
+export function replayLine(tick: number, event: TreeEvent): string {
+  return canonical({ tick, events: [event] }) + "\n";
+}
+
+export class TreeBlackBox {
+  readonly #incidents: Incident[] = [];
+
+  constructor(readonly runDir: string) {
+    Deno.mkdirSync(`${runDir}/tree`, { recursive: true });
+    Deno.mkdirSync(`${runDir}/report`, { recursive: true });
+  }
+
+  #path(f: keyof typeof TREE_FILES): string {
+    return `${this.runDir}/${TREE_FILES[f]}`;
+  }
+
+  /** Appends one step (its event, after the store committed it) and replaces the state. */
+  append(event: TreeEvent, state: TreeState, incidents: readonly Incident[]): void {
+    appendDurable(this.#path("replay"), replayLine(state.tick, event), false);
+    appendDurable(this.#path("incidents"), incidents.map((i) => canonical(i) + "\n").join(""), false);
+    writeAtomic(this.#path("state"), canonicalPretty(state), false);
+    this.#incidents.push(...incidents);
+    if (state.pending === null || event.e === "init") this.report(state, this.#incidents);
+  }
+
+  /** Rewrites every projection from the store's events (with the tick each ended on), incidents and state. */
+  rebuild(
+    events: readonly TreeEvent[],
+    ticks: readonly number[],
+    incidents: readonly Incident[],
+    state: TreeState,
+  ): void {
+    writeAtomic(this.#path("replay"), events.map((e, i) => replayLine(ticks[i]!, e)).join(""), false);
+    writeAtomic(this.#path("incidents"), incidents.map((i) => canonical(i) + "\n").join(""), false);
+    writeAtomic(this.#path("state"), canonicalPretty(state), false);
+    this.#incidents.splice(0, this.#incidents.length, ...incidents);
+    this.report(state, incidents);
+  }
+
+  report(state: TreeState, incidents: readonly Incident[]): void {
+    writeAtomic(this.#path("report"), renderTreeReport(state, incidents), false);
+  }
+}

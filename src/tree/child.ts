@@ -1,0 +1,156 @@
+/**
+ * Runs one sandboxed child and watches it the way overwatch watches a node: started in its own process
+ * group (runtime/proc.ts) and journalled so a resumed run can stop what a dead one left; observed every
+ * `observeMs` — an executor whose metrics.jsonl gains no line for K_FREEZE observations is hung, any child
+ * past its wall budget is over budget, and either is stopped as a group; its permission audit compared with
+ * what it was granted, so a read or write it attempted elsewhere is named. Output is read bounded.
+ *
+ * @module
+ */
+import { inside, resolvePath } from "../runtime/audit.ts";
+import { spawn, type Spawned, stopGroup } from "../runtime/proc.ts";
+import type { ProcJournal } from "../runtime/proc_journal.ts";
+import { readRegular } from "../runtime/safe_read.ts";
+import { JsonlTail } from "../runtime/tail.ts";
+import { K_FREEZE } from "../thresholds.ts";
+import type { ChildCommand } from "./sandbox.ts";
+import type { Escape } from "./types.ts";
+
+export interface ChildOutcome {
+  exit: number | null;
+  signal: string | null;
+  stdout: string;
+  stderrTail: string[];
+  hung: { step: number; silent_ms: number; silent_from_start: boolean } | null;
+  overBudget: { limit_ms: number; used_ms: number } | null;
+  escapes: Escape[];
+  /** Metric lines seen (executors), and the last step among them. */
+  lines: Record<string, unknown>[];
+  wallMs: number;
+}
+
+export interface WatchOptions {
+  label: string;
+  observeMs: number;
+  wallMs: number;
+  journal: ProcJournal;
+  /** A first stdin line (the nonce results are signed with). */
+  stdin?: string;
+  /** The executor's metrics.jsonl: silence there is a hang. */
+  metrics?: string;
+  signal?: AbortSignal;
+  logDir: string;
+}
+
+const MAX_STDOUT = 64 << 20;
+const dec = new TextDecoder();
+
+/** Permission checks outside the grants: reads, writes and network, deduplicated in log order. */
+export function auditEscapes(path: string, cmd: ChildCommand, stoppedBy: string): Escape[] {
+  const out: Escape[] = [];
+  const seen = new Set<string>();
+  for (const row of new JsonlTail(path).read()) {
+    const perm = row.permission, value = row.value;
+    if (typeof value !== "string") continue;
+    let e: Escape | null = null;
+    if (perm === "read" || perm === "write") {
+      const abs = resolvePath(cmd.cwd, value);
+      const allowed = perm === "read" ? cmd.read : cmd.write;
+      if (!allowed.some((a) => inside(abs, a))) e = { path: abs, op: perm, stopped_by: stoppedBy };
+    } else if (perm === "net") e = { path: value, op: "net", stopped_by: stoppedBy };
+    if (e && !seen.has(`${e.op} ${e.path}`)) {
+      seen.add(`${e.op} ${e.path}`);
+      out.push(e);
+    }
+  }
+  return out;
+}
+
+function tail(path: string, n = 8): string[] {
+  const r = readRegular(path, 1 << 20);
+  if (!r.ok) return [];
+  return dec.decode(r.bytes).split("\n").map((l) => l.trimEnd()).filter(Boolean).slice(-n).map((l) =>
+    l.slice(0, 500)
+  );
+}
+
+export async function runChild(cmd: ChildCommand, o: WatchOptions): Promise<ChildOutcome> {
+  Deno.mkdirSync(o.logDir, { recursive: true });
+  const stderrFile = `${o.logDir}/${o.label}.err`;
+  const stdoutFile = `${o.logDir}/${o.label}.out`;
+  for (const f of [stderrFile, stdoutFile]) Deno.writeTextFileSync(f, "");
+  const t0 = performance.now();
+  const p: Spawned = spawn(cmd.cmd, cmd.args, {
+    cwd: cmd.cwd,
+    env: cmd.env,
+    stdin: o.stdin !== undefined ? "piped" : "null",
+    stdout: "null",
+    stdoutFile,
+    stderrFile,
+  });
+  o.journal.log("start", o.label, p);
+  if (o.stdin !== undefined) {
+    const w = p.child.stdin.getWriter();
+    await w.write(new TextEncoder().encode(o.stdin + "\n")).catch(() => {});
+    await w.close().catch(() => {});
+  }
+  const metrics = o.metrics ? new JsonlTail(o.metrics) : null;
+  const lines: Record<string, unknown>[] = [];
+  let lastNews = t0;
+  let hung: ChildOutcome["hung"] = null;
+  let overBudget: ChildOutcome["overBudget"] = null;
+  const pace = Math.max(20, Math.min(o.observeMs, 200));
+  while (!p.exited) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([p.status, new Promise((r) => (timer = setTimeout(r, pace)))]);
+    clearTimeout(timer);
+    if (p.exited) break;
+    const now = performance.now();
+    if (metrics) {
+      const fresh = metrics.read();
+      if (fresh.length) {
+        lines.push(...fresh);
+        lastNews = now;
+      }
+      if (now - lastNews >= K_FREEZE * o.observeMs) {
+        hung = {
+          step: lines.length,
+          silent_ms: Math.round(now - lastNews),
+          silent_from_start: lines.length === 0,
+        };
+      }
+    }
+    if (!hung && now - t0 >= o.wallMs) overBudget = { limit_ms: o.wallMs, used_ms: Math.round(now - t0) };
+    if (hung || overBudget || o.signal?.aborted) {
+      await stopGroup(p, 500);
+      break;
+    }
+  }
+  await p.status;
+  o.journal.log("stop", o.label, p);
+  if (metrics) lines.push(...metrics.read());
+  const out = readRegular(stdoutFile, MAX_STDOUT);
+  const status = p.exited!;
+  return {
+    exit: status.signal ? null : status.code,
+    signal: status.signal ?? null,
+    stdout: out.ok ? dec.decode(out.bytes) : "",
+    stderrTail: tail(stderrFile),
+    hung,
+    overBudget,
+    escapes: auditEscapes(cmd.audit, cmd, "deno"),
+    lines,
+    wallMs: performance.now() - t0,
+  };
+}
+
+/** The payload of the last stdout line signed with `nonce`, or why there is none. */
+export function signedLine(
+  stdout: string,
+  nonce: string,
+): { ok: true; text: string } | { ok: false; problem: string } {
+  const lines = stdout.split("\n").filter((l) => l.startsWith(`${nonce} `));
+  const last = lines.at(-1);
+  if (!last) return { ok: false, problem: "it printed no result" };
+  return { ok: true, text: last.slice(nonce.length + 1) };
+}

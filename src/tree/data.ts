@@ -1,0 +1,129 @@
+/**
+ * The data side of a tree run, made once by the coordinator: the user's CSV read and typed, the task (target,
+ * metric, seeded splits), and the only data files executors get — the dev rows (`data/dev.csv`) and the
+ * task with the folds re-indexed into them (`data/task.json`). Held-out and test rows are never written
+ * here; the merge gate (gate.ts) keeps their labels in memory. The dataset description ideators read is
+ * computed from dev rows only, so no hypothesis is shaped by held-out data.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { canonical } from "../model/json.ts";
+import {
+  cellValue,
+  type Column,
+  columnKinds,
+  makeTask,
+  type MetricName,
+  readCsvFile,
+  restrictSplits,
+  type Rows,
+  splitsToJson,
+  type Table,
+  type TabularTask,
+  writeCsv,
+} from "../tabular/mod.ts";
+import type { ColumnInfo, DatasetInfo } from "./types.ts";
+
+export const PROTOCOL_VERSION = "arrow-tree/1";
+
+export interface TreeData {
+  file: string;
+  table: Table;
+  task: TabularTask;
+  info: DatasetInfo;
+}
+
+const sha256 = (b: Uint8Array | string) => createHash("sha256").update(b).digest("hex");
+
+function describeColumn(col: Column, rows: Rows): ColumnInfo {
+  let missing = 0;
+  const counts = new Map<string, number>();
+  let min: number | null = null;
+  let spaced = 0;
+  for (const r of rows) {
+    const v = cellValue(col, r);
+    if (v === null) {
+      missing++;
+      continue;
+    }
+    const key = String(v);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+    if (typeof v === "number" && (min === null || v < min)) min = v;
+    if (typeof v === "string" && /[\s,]/.test(v.trim())) spaced++;
+  }
+  const present = rows.length - missing;
+  const rareBelow = Math.max(5, Math.ceil(rows.length * 0.01));
+  return {
+    name: col.name,
+    kind: col.kind,
+    missing,
+    distinct: counts.size,
+    min: col.kind === "numeric" ? min : null,
+    nameLike: (col.kind === "text" || col.kind === "categorical") && counts.size > 10 &&
+      spaced * 2 >= present,
+    rare: col.kind === "categorical" ? [...counts.values()].filter((n) => n < rareBelow).length : 0,
+  };
+}
+
+/** Reads the user's CSV and fixes the task; CsvError (file:line) and RangeError for what cannot be used. */
+export function loadData(
+  file: string,
+  targetName: string,
+  opts: { seed: number; metric?: MetricName; folds?: number },
+): TreeData {
+  const bytes = Deno.readFileSync(file);
+  const table = readCsvFile(file);
+  const task = makeTask(table, targetName, { seed: opts.seed, metric: opts.metric, folds: opts.folds ?? 5 });
+  const { splits, target } = task;
+  const info: DatasetInfo = {
+    file,
+    rows: table.nRows,
+    dev: splits.dev.length,
+    heldout: splits.heldout.length,
+    test: splits.test.length,
+    folds: splits.folds.length,
+    target: target.name,
+    task: target.task,
+    classes: target.classes,
+    columns: table.columns.map((c) => describeColumn(c, splits.dev)),
+    data_hash: sha256(bytes),
+    split_hash: sha256(canonical(splitsToJson(splits))),
+  };
+  return { file, table, task, info };
+}
+
+/** Where an executor's inputs are. */
+export interface DataFiles {
+  dir: string;
+  dev: string;
+  task: string;
+}
+
+export function dataFiles(runDir: string): DataFiles {
+  const dir = `${runDir}/data`;
+  return { dir, dev: `${dir}/dev.csv`, task: `${dir}/task.json` };
+}
+
+/** Writes the dev rows and the dev-only task for executors (the same bytes for the same data and seed). */
+export function writeDataFiles(runDir: string, data: TreeData, seed: number): DataFiles {
+  const files = dataFiles(runDir);
+  const { table, task } = data;
+  Deno.mkdirSync(files.dir, { recursive: true });
+  Deno.writeTextFileSync(files.dev, writeCsv(table, task.splits.dev));
+  const taskFile = {
+    format: "arrow-tree-task/1",
+    target: task.target.name,
+    task: task.target.task,
+    classes: task.target.classes,
+    metric: task.metric,
+    kinds: columnKinds(table),
+    splits: splitsToJson(restrictSplits(task.splits, task.splits.dev)),
+    seed,
+    data_hash: data.info.data_hash,
+    split_hash: data.info.split_hash,
+    protocol_version: PROTOCOL_VERSION,
+  };
+  Deno.writeTextFileSync(files.task, canonical(taskFile) + "\n");
+  return files;
+}

@@ -1,0 +1,187 @@
+/**
+ * One executor, end to end, as an Arrow node: its scope is made from its parent's artifact plus its own
+ * step (`nodes/<id>/artifact.json`, `nodes/<id>/steps/`), it runs sandboxed and
+ * watched (child.ts), its claim (`results.json`) and its logged folds (`metrics.jsonl`) are read as
+ * untrusted data, and — only if it claims success — Arrow recomputes the dev score itself: a second
+ * sandboxed child, read-only, prints each fold's predictions from the same artifact, and they are scored
+ * here against dev labels. What comes back is an observation (`ExecResult`); the step function judges it.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { parseBounded } from "../runtime/bounded_json.ts";
+import type { ProcJournal } from "../runtime/proc_journal.ts";
+import { readRegular } from "../runtime/safe_read.ts";
+import { runChild, signedLine } from "./child.ts";
+import type { TreeData } from "./data.ts";
+import { scoreFolds } from "./predictions.ts";
+import { childCommand, type SandboxContext } from "./sandbox.ts";
+import type { ExecResult, TreeNode, TreeState } from "./types.ts";
+
+export interface ExecutorWorld {
+  runDir: string;
+  data: TreeData;
+  sandbox: SandboxContext;
+  journal: ProcJournal;
+  signal?: AbortSignal;
+}
+
+export interface ExecRun {
+  result: ExecResult;
+  childMs: number;
+  fitMs: number;
+}
+
+/** The artifact format the harness reads (scripts/tree/compose.ts; a test keeps the two equal). */
+export const ARTIFACT_FORMAT = "arrow-tree-artifact/1";
+
+const dec = new TextDecoder();
+const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
+
+export const scopeOf = (runDir: string, id: string) => `${runDir}/nodes/${id}`;
+
+function path(s: TreeState, n: TreeNode): TreeNode[] {
+  const out: TreeNode[] = [];
+  for (let at: TreeNode | undefined = n; at; at = at.parent ? s.nodes[at.parent] : undefined) out.unshift(at);
+  return out;
+}
+
+/**
+ * Writes a node's artifact into `dir` (emptied first): its parent's, as recorded, with its own step and
+ * settings — the scope of its executor, or a private copy for the merge gate.
+ */
+export function materialize(dir: string, s: TreeState, n: TreeNode): string {
+  try {
+    Deno.removeSync(dir, { recursive: true });
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  }
+  return writeArtifact(dir, s, n);
+}
+
+function writeArtifact(scope: string, s: TreeState, n: TreeNode): string {
+  Deno.mkdirSync(`${scope}/steps`, { recursive: true });
+  for (const at of path(s, n)) {
+    const step = at.hypothesis?.step;
+    if (step) Deno.writeTextFileSync(`${scope}/${step.path}`, step.source);
+  }
+  const manifest = { format: ARTIFACT_FORMAT, steps: n.artifact.steps, model: n.artifact.model };
+  Deno.writeTextFileSync(`${scope}/artifact.json`, JSON.stringify(manifest, null, 2) + "\n");
+  return scope;
+}
+
+/** Content hash of the artifact files as they are on disk now (artifact.json and its steps). */
+export function artifactHash(scope: string, steps: readonly string[]): string {
+  const parts = ["artifact.json", ...steps].map((p) => {
+    const r = readRegular(`${scope}/${p}`, 4 << 20);
+    return `${p}\u0000${r.ok ? sha256(dec.decode(r.bytes)) : `unreadable: ${r.error}`}`;
+  });
+  return sha256(parts.join("\n"));
+}
+
+function readClaim(
+  scope: string,
+  node: string,
+): { claim: ExecResult["claim"]; error: string | null; fitMs: number } {
+  const r = readRegular(`${scope}/results.json`, 1 << 20);
+  const refused = (problem: string) => ({ claim: { score: null, problem }, error: null, fitMs: 0 });
+  if (!r.ok) return refused(`results.json ${r.error}`);
+  const p = parseBounded(r.bytes, { maxBytes: 1 << 20, maxDepth: 32 });
+  if (!p.ok) return refused(p.error);
+  const o = p.value as Record<string, unknown> | null;
+  if (typeof o !== "object" || o === null || Array.isArray(o)) {
+    return refused("results.json is not an object");
+  }
+  if (typeof o.error === "string") return { claim: null, error: o.error.slice(0, 1000), fitMs: 0 };
+  if (o.node !== node) return refused(`results.json names node ${JSON.stringify(o.node).slice(0, 80)}`);
+  if (typeof o.score !== "number" || !Number.isFinite(o.score)) {
+    return refused("results.json has no finite score");
+  }
+  const fitMs = typeof o.fit_ms === "number" && Number.isFinite(o.fit_ms) ? o.fit_ms : 0;
+  return { claim: { score: o.score, problem: null }, error: null, fitMs };
+}
+
+function observedBest(lines: Record<string, unknown>[], metric: string, sign: 1 | -1): number | null {
+  let best: number | null = null;
+  for (const l of lines) {
+    const v = l[metric];
+    if (typeof v === "number" && Number.isFinite(v) && (best === null || sign * (v - best) > 0)) best = v;
+  }
+  return best;
+}
+
+/** Runs the executor of node `id` and, when it claims a score, Arrow's recomputation. */
+export async function runExecutor(w: ExecutorWorld, s: TreeState, id: string): Promise<ExecRun> {
+  const n = s.nodes[id]!;
+  const scope = materialize(scopeOf(w.runDir, id), s, n);
+  const label = `${id}.${n.attempt}`;
+  const base: ExecResult = {
+    node: id,
+    attempt: n.attempt,
+    exit: null,
+    signal: null,
+    stderr_tail: [],
+    hung: null,
+    over_budget: null,
+    escapes: [],
+    lesson: null,
+    claim: null,
+    observed_best: null,
+    artifact_changed: false,
+    recomputed: null,
+  };
+  const before = artifactHash(scope, n.artifact.steps);
+  const logDir = `${w.runDir}/logs`;
+  const watch = {
+    observeMs: s.config.observeMs,
+    wallMs: s.config.wallMs,
+    journal: w.journal,
+    signal: w.signal,
+    logDir,
+  };
+  const auditDir = `${w.runDir}/.arrow/audit/${label}`;
+  Deno.mkdirSync(auditDir, { recursive: true });
+  const cmd = childCommand(w.sandbox, "execute", id, scope, `${auditDir}/execute.jsonl`);
+  const out = await runChild(cmd, { ...watch, label, metrics: `${scope}/metrics.jsonl` });
+  const sign = s.config.direction === "maximize" ? 1 : -1;
+  const result: ExecResult = {
+    ...base,
+    exit: out.exit,
+    signal: out.signal,
+    stderr_tail: out.stderrTail,
+    hung: out.hung,
+    over_budget: out.overBudget,
+    escapes: out.escapes,
+    observed_best: observedBest(out.lines, s.config.metric, sign),
+  };
+  let childMs = out.wallMs, fitMs = 0;
+  if (out.hung || out.overBudget || out.escapes.length) return { result, childMs, fitMs };
+  const { claim, error, fitMs: claimedFitMs } = readClaim(scope, id);
+  fitMs += claimedFitMs;
+  if (out.exit === 3) {
+    result.lesson = error ?? out.stderrTail.at(-1) ?? "its code failed without a message";
+    return { result, childMs, fitMs };
+  }
+  result.claim = claim;
+  result.artifact_changed = artifactHash(scope, n.artifact.steps) !== before;
+  if (out.exit !== 0 || !claim || claim.score === null || result.artifact_changed) {
+    return { result, childMs, fitMs };
+  }
+  const nonce = crypto.randomUUID();
+  const rec = await runChild(
+    childCommand(w.sandbox, "recompute", id, scope, `${auditDir}/recompute.jsonl`),
+    { ...watch, label: `${label}.recompute`, stdin: nonce },
+  );
+  childMs += rec.wallMs;
+  const { task } = w.data;
+  const line = signedLine(rec.stdout, nonce);
+  const folds = task.splits.folds.map((f) => f.valid);
+  const scored = line.ok ? scoreFolds(line.text, task.target, folds, task.metric) : line;
+  if (line.ok) fitMs += Number(/"fit_ms":\s*([0-9.eE+-]+)/.exec(line.text.slice(-200))?.[1] ?? 0) || 0;
+  if (rec.escapes.length) result.escapes = rec.escapes;
+  else if (rec.exit !== 0 || !scored.ok) {
+    const problem = !scored.ok ? scored.problem : `the recomputation exited with ${rec.exit ?? rec.signal}`;
+    result.recomputed = { problem, exit: rec.exit, stderr_tail: rec.stderrTail };
+  } else result.recomputed = { folds: scored.value };
+  return { result, childMs, fitMs };
+}

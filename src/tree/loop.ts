@@ -1,0 +1,147 @@
+/**
+ * The shell around the step function: it performs what `state.pending` asks (ideate, run executors, query
+ * the merge gate, run the final test), folds the resulting event with `step`, and persists every step —
+ * SQLite first (the authority), then the projections. Everything impure is here; every decision is in
+ * step.ts. A run interrupted mid-action commits nothing for that action: on resume, the state's `pending`
+ * says what to do again, and executors are deterministic, so a resumed run ends as an uninterrupted one.
+ *
+ * @module
+ */
+import type { Incident } from "../model/state.ts";
+import type { ProcJournal } from "../runtime/proc_journal.ts";
+import { TreeBlackBox } from "./blackbox.ts";
+import type { TreeData } from "./data.ts";
+import { runExecutor } from "./executor.ts";
+import type { MergeGate } from "./gate.ts";
+import { libraryIdeas } from "./library.ts";
+import type { SandboxContext } from "./sandbox.ts";
+import { step } from "./step.ts";
+import type { TreeStore } from "./store.ts";
+import type { ExecResult, Hypothesis, TreeAction, TreeEvent, TreeState } from "./types.ts";
+
+/** Where hypotheses come from. The library answers at once; an LLM takes its time and may fail. */
+export interface Ideator {
+  ideas(
+    s: TreeState,
+    parent: string,
+    n: number,
+    seed: number,
+  ): Promise<{ hypotheses: Hypothesis[]; problems: string[]; tokens: number }>;
+}
+
+export const LIBRARY: Ideator = {
+  ideas: (s, parent, n, seed) =>
+    Promise.resolve({ hypotheses: libraryIdeas(s, parent, n, seed), problems: [], tokens: 0 }),
+};
+
+export interface TreeWorld {
+  runDir: string;
+  data: TreeData;
+  sandbox: SandboxContext;
+  journal: ProcJournal;
+  store: TreeStore;
+  box: TreeBlackBox;
+  gate: MergeGate;
+  ideator: Ideator;
+  signal?: AbortSignal;
+  onStep?: (s: TreeState, ev: TreeEvent, incidents: Incident[]) => void;
+}
+
+interface Performed {
+  event: TreeEvent;
+  childMs: number;
+  fitMs: number;
+}
+
+async function pool<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const work = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, work));
+  return out;
+}
+
+async function perform(w: TreeWorld, s: TreeState, a: TreeAction): Promise<Performed> {
+  switch (a.a) {
+    case "ideate": {
+      const r = await w.ideator.ideas(s, a.parent, a.n, a.seed);
+      return { event: { e: "proposed", parent: a.parent, ...r }, childMs: 0, fitMs: 0 };
+    }
+    case "execute": {
+      const runs = await pool(a.nodes, s.config.executors, (id) => runExecutor(w, s, id));
+      const results: ExecResult[] = runs.map((r) => r.result);
+      const wall = Math.max(0, ...runs.map((r) => r.childMs));
+      return {
+        event: { e: "executed", results },
+        childMs: wall,
+        fitMs: runs.reduce((t, r) => t + r.fitMs, 0),
+      };
+    }
+    case "gate": {
+      const g = await w.gate.heldout(s, a.node);
+      return {
+        event: { e: "gated", node: a.node, score: g.score, problem: g.problem, escapes: g.escapes },
+        childMs: g.childMs,
+        fitMs: g.fitMs,
+      };
+    }
+    case "final": {
+      const scores: { node: string; score: number | null }[] = [];
+      const problems: string[] = [];
+      let childMs = 0, fitMs = 0;
+      for (const node of a.nodes) {
+        const g = await w.gate.test(s, node);
+        scores.push({ node, score: g.score });
+        if (g.problem) problems.push(`${node}: ${g.problem}`);
+        childMs += g.childMs;
+        fitMs += g.fitMs;
+      }
+      return {
+        event: { e: "verdict", scores, problem: problems.length ? problems.join("; ") : null },
+        childMs,
+        fitMs,
+      };
+    }
+  }
+}
+
+/** Drives the loop from `state` until it is done or `signal` aborts; returns the last persisted state. */
+export async function drive(w: TreeWorld, start: TreeState): Promise<TreeState> {
+  let state = start;
+  while (state.pending && !w.signal?.aborted) {
+    const t0 = performance.now();
+    const done = await perform(w, state, state.pending);
+    // Children stopped by an interrupt did not fail: their outcome is not evidence, so nothing is committed.
+    if (w.signal?.aborted) break;
+    const t1 = performance.now();
+    const out = step(state, done.event);
+    w.store.append(out.state.tick, done.event, out.state, out.incidents);
+    w.box.append(done.event, out.state, out.incidents);
+    const wall = performance.now() - t0;
+    w.store.timing({
+      seq: out.state.tick,
+      kind: done.event.e,
+      wall_ms: wall,
+      child_ms: done.childMs,
+      fit_ms: done.fitMs,
+      overhead_ms: wall - Math.min(done.childMs, t1 - t0),
+    });
+    state = out.state;
+    w.onStep?.(state, done.event, out.incidents);
+  }
+  return state;
+}
+
+/** Persists the first step (the initial state as the `init` event). */
+export function begin(store: TreeStore, box: TreeBlackBox, state: TreeState): void {
+  const event: TreeEvent = { e: "init", state };
+  store.append(0, event, state, []);
+  box.append(event, state, []);
+}
+
+export { TreeBlackBox };

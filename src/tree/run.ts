@@ -1,0 +1,180 @@
+/**
+ * Starting and resuming a tree run: the run directory's pieces (data files, store, black box, process
+ * journal, merge gate, sandbox context) put together, then the loop driven. Resume rebuilds everything from
+ * the store: the state by folding its events (checked against its snapshot), the projections, and the data
+ * from the user's CSV, which must hash as it did when the run began.
+ *
+ * @module
+ */
+import { basename, relative } from "node:path";
+import { canonical } from "../model/json.ts";
+import type { Incident } from "../model/state.ts";
+import { ProcJournal } from "../runtime/proc_journal.ts";
+import type { MetricName } from "../tabular/mod.ts";
+import { METRICS } from "../tabular/mod.ts";
+import { TREE_FILES, TreeBlackBox } from "./blackbox.ts";
+import { dataFiles, loadData, type TreeData, writeDataFiles } from "./data.ts";
+import { MergeGate } from "./gate.ts";
+import { begin, drive, type Ideator, LIBRARY, type TreeWorld } from "./loop.ts";
+import { TOOLKIT_DIR } from "./sandbox.ts";
+import { foldEvents, initialState } from "./step.ts";
+import { TreeStore } from "./store.ts";
+import type { IdeatorKind, Search, TreeConfig, TreeEvent, TreeState } from "./types.ts";
+
+export interface TreeRunOptions {
+  runDir: string;
+  runsDir: string | null;
+  data: string;
+  target: string;
+  metric?: MetricName;
+  cycles: number;
+  executors: number;
+  seed: number;
+  ideator: IdeatorKind;
+  search: Search;
+  insights: boolean;
+  /** Held-out queries allowed, the baseline's included (default: one per cycle, plus the baseline). */
+  heldoutBudget?: number;
+  observeMs: number;
+  wallMs: number;
+  maxDepth?: number;
+  bwrap: string | null;
+  /** The LLM ideator, when `ideator` is "llm". */
+  llm?: Ideator;
+  signal?: AbortSignal;
+  onStep?: TreeWorld["onStep"];
+}
+
+export interface TreeOutcome {
+  state: TreeState;
+  incidents: Incident[];
+  runDir: string;
+  /** Held-out and test label reads the gate made in this process. */
+  gateReads: { heldout: number; test: number };
+}
+
+/** The import specifier of the toolkit as a step module (in `nodes/<id>/steps/`) must write it. */
+export function toolkitSpecifier(runDir: string): string {
+  const rel = relative(`${runDir}/nodes/n0/steps`, `${TOOLKIT_DIR}/mod.ts`);
+  return rel.startsWith(".") ? rel : `./${rel}`;
+}
+
+function world(
+  runDir: string,
+  runsDir: string | null,
+  data: TreeData,
+  state: TreeState,
+  store: TreeStore,
+  o: Pick<TreeRunOptions, "bwrap" | "llm" | "signal" | "onStep">,
+): TreeWorld {
+  const files = dataFiles(runDir);
+  const sandbox = {
+    runDir,
+    runsDir,
+    dataDir: files.dir,
+    taskFile: files.task,
+    devFile: files.dev,
+    userCsv: data.file,
+    bwrap: o.bwrap,
+  };
+  const journal = new ProcJournal(runDir);
+  const watch = {
+    observeMs: state.config.observeMs,
+    wallMs: state.config.wallMs,
+    journal,
+    signal: o.signal,
+    logDir: `${runDir}/logs`,
+  };
+  const ideator = state.config.ideator === "llm" ? o.llm : LIBRARY;
+  if (!ideator) throw new TypeError("Cannot run the LLM ideator: no LLM client was given");
+  return {
+    runDir,
+    data,
+    sandbox,
+    journal,
+    store,
+    box: new TreeBlackBox(runDir),
+    gate: new MergeGate(data, sandbox, watch),
+    ideator,
+    signal: o.signal,
+    onStep: o.onStep,
+  };
+}
+
+/** Starts a new run in `o.runDir` (which must not hold one) and drives it. */
+export async function startTree(o: TreeRunOptions): Promise<TreeOutcome> {
+  const data = loadData(o.data, o.target, { seed: o.seed, metric: o.metric });
+  Deno.mkdirSync(o.runDir, { recursive: true });
+  writeDataFiles(o.runDir, data, o.seed);
+  const config: TreeConfig = {
+    metric: data.task.metric,
+    direction: METRICS[data.task.metric].direction === "higher" ? "maximize" : "minimize",
+    seed: o.seed,
+    cycles: o.cycles,
+    executors: o.executors,
+    ideator: o.ideator,
+    search: o.search,
+    insights: o.insights,
+    heldoutBudget: o.heldoutBudget ?? o.cycles + 1,
+    maxDepth: o.maxDepth ?? 8,
+    observeMs: o.observeMs,
+    wallMs: o.wallMs,
+    toolkit: toolkitSpecifier(o.runDir),
+  };
+  const state = initialState(config, data.info, `tree:${basename(o.data).replace(/\.csv$/i, "")}`);
+  const store = TreeStore.create(`${o.runDir}/${TREE_FILES.db}`, { config: canonical(config), data: o.data });
+  try {
+    const w = world(o.runDir, o.runsDir, data, state, store, o);
+    begin(store, w.box, state);
+    const end = await drive(w, state);
+    return { state: end, incidents: store.incidents(), runDir: o.runDir, gateReads: w.gate.reads };
+  } finally {
+    store.close();
+  }
+}
+
+/** What `arrow tree --resume` found on disk before continuing. */
+export interface Reopened {
+  state: TreeState;
+  events: TreeEvent[];
+  /** The snapshot disagreed with the folded events (the events win). */
+  snapshotDiffered: boolean;
+}
+
+export function reopen(store: TreeStore): Reopened {
+  const events = store.events();
+  const { state } = foldEvents(events);
+  const snap = store.snapshot();
+  return { state, events, snapshotDiffered: !snap || canonical(snap.state) !== canonical(state) };
+}
+
+/** Continues the run in `runDir` from its last persisted step. */
+export async function resumeTree(
+  runDir: string,
+  o: Pick<TreeRunOptions, "runsDir" | "bwrap" | "llm" | "signal" | "onStep">,
+): Promise<TreeOutcome & { reopened: Reopened }> {
+  const store = TreeStore.open(`${runDir}/${TREE_FILES.db}`);
+  try {
+    const reopened = reopen(store);
+    const { state, events } = reopened;
+    const data = loadData(state.dataset.file, state.dataset.target, {
+      seed: state.config.seed,
+      metric: state.config.metric,
+    });
+    for (const k of ["data_hash", "split_hash"] as const) {
+      if (data.info[k] !== state.dataset[k]) {
+        throw new RangeError(
+          `Cannot resume ${runDir}: ${state.dataset.file} is not the file the run began with (its ${k} differs)`,
+        );
+      }
+    }
+    writeDataFiles(runDir, data, state.config.seed);
+    const w = world(runDir, o.runsDir, data, state, store, o);
+    w.box.rebuild(events, events.map((_, i) => i), store.incidents(), state);
+    await w.journal.stopLeftovers();
+    const end = await drive(w, state);
+    return { state: end, incidents: store.incidents(), runDir, gateReads: w.gate.reads, reopened };
+  } finally {
+    store.close();
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * The command line of every tree-mode child (executor, recomputation, gate, final test): the harness under
+ * Deno permissions — read only its data directory, its scope and the toolkit; write only its scope (the
+ * executor) or nothing; offline, no npm, no prompt; every permission check audited — and, when bubblewrap
+ * is available, inside a mount namespace where the user's data directory, every run and every secret are
+ * hidden and nothing but the scope is writable, with no network.
+ *
+ * Why both: Deno checks (and audits) what the artifact's modules import, since the harness loads them at
+ * run time, but not the static module graph of a program's main module; bubblewrap makes the question moot
+ * — the held-out and test labels are simply not in the child's filesystem.
+ *
+ * @module
+ */
+import { dirname } from "node:path";
+import { SECRETS } from "../runtime/bwrap.ts";
+
+export const TOOLKIT_DIR = new URL("../tabular/", import.meta.url).pathname.replace(/\/$/, "");
+export const HARNESS_DIR = new URL("../../scripts/tree/", import.meta.url).pathname.replace(/\/$/, "");
+export const HARNESS = `${HARNESS_DIR}/harness.ts`;
+
+export type ChildMode = "execute" | "recompute" | "predict";
+
+export interface SandboxContext {
+  runDir: string;
+  /** The directory holding other runs (hidden too), when known. */
+  runsDir: string | null;
+  /** Where the executors' inputs are (dev.csv, task.json). */
+  dataDir: string;
+  taskFile: string;
+  devFile: string;
+  /** The user's CSV: every row, every label. Hidden from children under bubblewrap. */
+  userCsv: string;
+  bwrap: string | null;
+}
+
+export interface ChildCommand {
+  cmd: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+  audit: string;
+  read: string[];
+  write: string[];
+  sandbox: "bwrap+deno" | "deno";
+}
+
+const DENO_FLAGS = ["run", "--no-prompt", "--no-config", "--no-lock", "--no-remote", "--no-npm", "--quiet"];
+const SYSTEM = new Set([
+  "/",
+  "/usr",
+  "/etc",
+  "/bin",
+  "/sbin",
+  "/lib",
+  "/lib64",
+  "/var",
+  "/opt",
+  "/proc",
+  "/dev",
+]);
+
+const under = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith("/") ? dir : dir + "/");
+
+function denoDir(): string | null {
+  const set = Deno.env.get("DENO_DIR");
+  if (set) return set;
+  const home = Deno.env.get("HOME");
+  const cache = Deno.env.get("XDG_CACHE_HOME") ?? (home ? `${home}/.cache` : null);
+  return cache ? `${cache}/deno` : null;
+}
+
+function exists(p: string): Deno.FileInfo | null {
+  try {
+    return Deno.lstatSync(p);
+  } catch {
+    return null;
+  }
+}
+
+/** bubblewrap arguments (before `--`): hide, then bind back what the child needs. */
+export function treeBwrapArgs(
+  ctx: SandboxContext,
+  scope: string,
+  writable: boolean,
+  extra: string[],
+  audit: string,
+) {
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  const needed = [Deno.execPath(), denoDir(), TOOLKIT_DIR, HARNESS_DIR].filter((p): p is string => !!p);
+  const hide = new Set<string>();
+  if (ctx.runsDir && under(ctx.runDir, ctx.runsDir) && ctx.runsDir !== ctx.runDir) hide.add(ctx.runsDir);
+  hide.add(ctx.runDir);
+  const csvDir = dirname(ctx.userCsv);
+  const fileOnly = SYSTEM.has(csvDir) || needed.some((p) => under(p, csvDir));
+  if (!fileOnly) hide.add(csvDir);
+  for (const d of [...hide].sort((a, b) => a.length - b.length)) {
+    if (exists(d)?.isDirectory) args.push("--tmpfs", d);
+  }
+  if (fileOnly && exists(ctx.userCsv)) args.push("--ro-bind", "/dev/null", ctx.userCsv);
+  const home = Deno.env.get("HOME");
+  for (const s of home ? SECRETS : []) {
+    const st = exists(`${home}/${s}`);
+    if (st?.isDirectory) args.push("--tmpfs", `${home}/${s}`);
+    else if (st) args.push("--ro-bind", "/dev/null", `${home}/${s}`);
+  }
+  for (const p of [TOOLKIT_DIR, HARNESS_DIR, ctx.dataDir, ...extra]) args.push("--ro-bind", p, p);
+  args.push(writable ? "--bind" : "--ro-bind", scope, scope);
+  args.push("--bind", dirname(audit), dirname(audit));
+  args.push("--unshare-all", "--die-with-parent", "--new-session", "--chdir", scope);
+  return args;
+}
+
+/**
+ * The harness started in `mode` for `node`. `features`: the features file of a prediction (merge gate or
+ * final test), readable by that child alone.
+ */
+export function childCommand(
+  ctx: SandboxContext,
+  mode: ChildMode,
+  node: string,
+  scope: string,
+  audit: string,
+  features?: string,
+): ChildCommand {
+  const extra = features ? [dirname(features)] : [];
+  const read = [ctx.dataDir, scope, TOOLKIT_DIR, HARNESS_DIR, ...extra];
+  const write = mode === "execute" ? [scope] : [];
+  const deno = [
+    ...DENO_FLAGS,
+    `--allow-read=${read.join(",")}`,
+    ...(write.length ? [`--allow-write=${write.join(",")}`] : []),
+    HARNESS,
+    mode,
+    ctx.taskFile,
+    ctx.devFile,
+    scope,
+    node,
+    ...(features ? [features] : []),
+  ];
+  const dd = denoDir();
+  const env: Record<string, string> = {
+    DENO_AUDIT_PERMISSIONS: audit,
+    NO_COLOR: "1",
+    RUST_BACKTRACE: "0",
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    ...(dd ? { DENO_DIR: dd } : {}),
+    ...(Deno.env.get("HOME") ? { HOME: Deno.env.get("HOME")! } : {}),
+  };
+  if (!ctx.bwrap) {
+    return { cmd: Deno.execPath(), args: deno, env, cwd: scope, audit, read, write, sandbox: "deno" };
+  }
+  const box = treeBwrapArgs(ctx, scope, mode === "execute", extra, audit);
+  return {
+    cmd: ctx.bwrap,
+    args: [...box, "--", Deno.execPath(), ...deno],
+    env,
+    cwd: scope,
+    audit,
+    read,
+    write,
+    sandbox: "bwrap+deno",
+  };
+}

@@ -1,0 +1,185 @@
+import { deepEqual, equal, ok as truthy } from "node:assert/strict";
+import { canonical } from "../model/json.ts";
+import { ACCEPT_EPS } from "../thresholds.ts";
+import { fakeStart, folds, hyp, ok, run } from "../../tests/tree_fake.ts";
+import { step } from "./step.ts";
+import type { TreeEvent, TreeState } from "./types.ts";
+
+/** Baseline measured and admitted, then two hypotheses proposed under the root. */
+function opening(): TreeEvent[] {
+  return [
+    { e: "executed", results: [ok("n0", folds(0.8))] },
+    { e: "gated", node: "n0", score: 0.8, problem: null, escapes: [] },
+    { e: "proposed", parent: "n0", hypotheses: [hyp("a"), hyp("b", "log")], problems: [], tokens: 0 },
+  ];
+}
+
+Deno.test("step() is pure: the same events give the same bytes, and no input is changed", () => {
+  const start = fakeStart();
+  const before = canonical(start);
+  const events: TreeEvent[] = [
+    ...opening(),
+    { e: "executed", results: [ok("n1", folds(0.8, 0.02)), ok("n2", folds(0.8, -0.02))] },
+  ];
+  const frozen = canonical(events);
+  const a = run(start, events), b = run(start, events);
+  equal(canonical(a.state), canonical(b.state));
+  equal(canonical(start), before);
+  equal(canonical(events), frozen);
+});
+
+Deno.test("step() measures the root, sends it to the gate as the baseline, then asks for ideas", () => {
+  const s0 = fakeStart();
+  deepEqual(s0.pending, { a: "execute", nodes: ["n0"] });
+  const s1 = step(s0, { e: "executed", results: [ok("n0", folds(0.8))] }).state;
+  deepEqual(s1.pending, { a: "gate", node: "n0" });
+  const s2 = step(s1, { e: "gated", node: "n0", score: 0.81, problem: null, escapes: [] }).state;
+  equal(s2.nodes.n0!.status, "admitted");
+  equal(s2.nodes.n0!.gate, "baseline");
+  equal(s2.incumbent, "n0");
+  equal(s2.heldout.used, 1);
+  equal(s2.cycle, 1);
+  equal(s2.pending?.a, "ideate");
+});
+
+Deno.test("step() backpropagates: insights against the parent, pruning what hurt, visits up the tree", () => {
+  const { state } = run(fakeStart(), [
+    ...opening(),
+    { e: "executed", results: [ok("n1", folds(0.8, 0.02)), ok("n2", folds(0.8, -0.02))] },
+  ]);
+  equal(state.nodes.n1!.insight?.outcome, "helped");
+  equal(state.nodes.n1!.status, "evaluated");
+  equal(state.nodes.n2!.insight?.outcome, "hurt");
+  equal(state.nodes.n2!.status, "pruned");
+  equal(state.nodes.n0!.visits, 3);
+  equal(state.nodes.n0!.tally.ratio?.helped, 1);
+  equal(state.nodes.n0!.tally.log?.hurt, 1);
+  truthy(state.nodes.n0!.summary?.includes("log hurt 1"));
+  deepEqual(state.pending, { a: "gate", node: "n1" });
+});
+
+function toGate(score: number): TreeState {
+  return run(fakeStart(), [
+    ...opening(),
+    { e: "executed", results: [ok("n1", folds(0.8, 0.02)), ok("n2", folds(0.8, -0.02))] },
+    { e: "gated", node: "n1", score, problem: null, escapes: [] },
+  ]).state;
+}
+
+Deno.test("step() admits a candidate whose held-out gain is exactly ACCEPT_EPS, not one a hair below", () => {
+  const yes = toGate(0.8 + ACCEPT_EPS);
+  equal(yes.nodes.n1!.gate, "admitted");
+  equal(yes.incumbent, "n1");
+  deepEqual(yes.admitted, ["n0", "n1"]);
+  const no = toGate(0.8 + ACCEPT_EPS - 1e-6);
+  equal(no.nodes.n1!.gate, "rejected");
+  equal(no.incumbent, "n0");
+  equal(no.heldout.used, 2);
+});
+
+Deno.test("step() never queries held-out past the budget: the candidate is marked skipped", () => {
+  const { state } = run(fakeStart({ heldoutBudget: 1 }), [
+    ...opening(),
+    { e: "executed", results: [ok("n1", folds(0.8, 0.02)), ok("n2", folds(0.8, -0.02))] },
+  ]);
+  equal(state.heldout.used, 1);
+  equal(state.nodes.n1!.gate, "skipped: budget");
+  equal(state.pending?.a, "ideate");
+});
+
+Deno.test("step() restarts a hung executor once, then fuses it into a failed-informative node", () => {
+  const hung = {
+    ...ok("n1", folds(0.8)),
+    exit: null,
+    signal: "SIGTERM",
+    hung: { step: 1, silent_ms: 3000, silent_from_start: false },
+  };
+  const first = run(fakeStart(), [...opening(), { e: "executed", results: [hung, ok("n2", folds(0.8))] }]);
+  equal(first.incidents.length, 1);
+  equal(first.incidents[0]!.type, "HUNG_RESTART");
+  equal(first.incidents[0]!.ladder, "bounce");
+  deepEqual(first.state.pending, { a: "execute", nodes: ["n1"] });
+  equal(first.state.nodes.n1!.attempt, 2);
+  const second = step(first.state, { e: "executed", results: [{ ...hung, attempt: 2 }] });
+  equal(second.incidents[0]!.ladder, "fuse");
+  equal(second.state.nodes.n1!.status, "failed-informative");
+  truthy(second.state.nodes.n1!.lesson?.includes("silent"));
+  equal(second.state.nodes.n1!.insight?.outcome, "failed");
+});
+
+Deno.test("step() refuses a claim that Arrow's recomputation does not reproduce (FALSE_COMPLETION)", () => {
+  const liar = { ...ok("n1", folds(0.8)), claim: { score: 0.95, problem: null }, observed_best: 0.99 };
+  const { state, incidents } = run(fakeStart(), [...opening(), {
+    e: "executed",
+    results: [liar, ok("n2", folds(0.8))],
+  }]);
+  equal(state.nodes.n1!.status, "failed-informative");
+  equal(incidents[0]!.type, "FALSE_COMPLETION");
+  equal(incidents[0]!.ladder, "fuse");
+  truthy((incidents[0]!.evidence as { problem?: string }).problem?.includes("recomputed"));
+  equal(state.nodes.n1!.dev, null);
+});
+
+Deno.test("step() blames an executor that reached outside its lane, whatever else it did", () => {
+  const escaped = {
+    ...ok("n1", folds(0.9)),
+    escapes: [{ path: "/data/small.csv", op: "read" as const, stopped_by: "deno" }],
+  };
+  const { state, incidents } = run(fakeStart(), [...opening(), {
+    e: "executed",
+    results: [escaped, ok("n2", folds(0.8))],
+  }]);
+  equal(incidents[0]!.type, "SCOPE_VIOLATION");
+  deepEqual((incidents[0]!.evidence as { paths: string[] }).paths, ["/data/small.csv"]);
+  equal(state.nodes.n1!.status, "failed-informative");
+  equal(state.nodes.n1!.dev, null);
+});
+
+Deno.test("step() treats the code's own failure as a lesson without an incident", () => {
+  const failing = {
+    ...ok("n1", folds(0.8)),
+    exit: 3,
+    claim: null,
+    lesson: "Cannot run the feature transform's fit: boom",
+  };
+  const { state, incidents } = run(fakeStart(), [...opening(), {
+    e: "executed",
+    results: [failing, ok("n2", folds(0.8))],
+  }]);
+  equal(incidents.length, 0);
+  equal(state.nodes.n1!.status, "failed-informative");
+  equal(state.nodes.n1!.lesson, "Cannot run the feature transform's fit: boom");
+});
+
+Deno.test("step() marks a parent exhausted when the ideator has nothing, and chooses again", () => {
+  const { state } = run(fakeStart(), [
+    { e: "executed", results: [ok("n0", folds(0.8))] },
+    { e: "gated", node: "n0", score: 0.8, problem: null, escapes: [] },
+    { e: "proposed", parent: "n0", hypotheses: [], problems: [], tokens: 0 },
+  ]);
+  equal(state.nodes.n0!.exhausted, true);
+  deepEqual(state.pending, { a: "final", nodes: ["n0"] });
+});
+
+Deno.test("step() ends with the final test and a verdict once the cycles are spent", () => {
+  let s = fakeStart({ cycles: 1 });
+  for (
+    const ev of [...opening(), {
+      e: "executed",
+      results: [ok("n1", folds(0.8, 0.02)), ok("n2", folds(0.8))],
+    }] as TreeEvent[]
+  ) {
+    s = step(s, ev).state;
+  }
+  s = step(s, { e: "gated", node: "n1", score: 0.85, problem: null, escapes: [] }).state;
+  deepEqual(s.pending, { a: "final", nodes: ["n0", "n1"] });
+  s = step(s, {
+    e: "verdict",
+    scores: [{ node: "n0", score: 0.7 }, { node: "n1", score: 0.75 }],
+    problem: null,
+  }).state;
+  equal(s.verdict, "RESEARCH ANSWERED");
+  deepEqual(s.final, { start: 0.7, best: 0.75, problem: null });
+  equal(s.pending, null);
+  equal(s.history.length, 2);
+});

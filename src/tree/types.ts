@@ -1,0 +1,259 @@
+/**
+ * The hypothesis tree as one serialisable value, and the events and actions of its step function. Every
+ * field is plain JSON, so `state.json`, the SQLite snapshot and the dashboard's fold of the event log all hold
+ * the same thing. Persisted status strings never change meaning.
+ *
+ * @module
+ */
+import type { Incident, Verdict } from "../model/state.ts";
+import type { ColumnKind, GbdtParams, MetricName, Task } from "../tabular/mod.ts";
+
+export type TreeNodeId = string;
+
+/** Where a node stands. `pruned`: evaluated, hurt its parent, never expanded; `failed-informative`: its
+ * code or its executor failed, and what went wrong is its lesson. */
+export type TreeStatus = "pending" | "running" | "evaluated" | "admitted" | "pruned" | "failed-informative";
+
+export const TREE_STATUSES: readonly TreeStatus[] = [
+  "pending",
+  "running",
+  "evaluated",
+  "admitted",
+  "pruned",
+  "failed-informative",
+];
+
+export type Family =
+  | "missing_indicator"
+  | "log"
+  | "ratio"
+  | "product"
+  | "binning"
+  | "rare_group"
+  | "frequency_encode"
+  | "target_encode"
+  | "text_features"
+  | "group_stats"
+  | "drop_column"
+  | "capacity"
+  | "llm";
+
+export type Search = "tree" | "random" | "greedy";
+export type IdeatorKind = "library" | "llm";
+export type Outcome = "helped" | "hurt" | "neutral" | "failed";
+
+/** A step module of an artifact: its path inside the scope (`steps/…ts`) and its source. */
+export interface StepFile {
+  path: string;
+  source: string;
+}
+
+export interface Hypothesis {
+  /** Identity for de-duplication: family, columns and parameters. */
+  key: string;
+  family: Family;
+  columns: string[];
+  params: Record<string, number | string>;
+  /** The hypothesis in one sentence (untrusted when an LLM wrote it: render as text). */
+  text: string;
+  /** The new step module, or null for a change of model settings only. */
+  step: StepFile | null;
+  /** Model settings the child takes on, over its parent's. */
+  model: Partial<GbdtParams>;
+  source: IdeatorKind;
+  /** LLM tokens the hypothesis cost (0 for the library). */
+  tokens: number;
+}
+
+/** What the executor runs: step modules in order and the model settings (artifact.json). */
+export interface Artifact {
+  steps: string[];
+  model: Partial<GbdtParams>;
+}
+
+export interface DevScore {
+  mean: number;
+  std: number;
+  folds: number[];
+}
+
+/** The distilled lesson of one evaluated node, relative to its parent (deltas: positive = better). */
+export interface Insight {
+  family: Family;
+  columns: string[];
+  outcome: Outcome;
+  delta: DevScore | null;
+  why: string;
+  sentence: string;
+}
+
+/** Counts of children's outcomes by family: what a parent has learned from its children. */
+export type FamilyTally = Partial<Record<Family, Record<Outcome, number>>>;
+
+export interface TreeNode {
+  id: TreeNodeId;
+  parent: TreeNodeId | null;
+  depth: number;
+  /** Cycle the node was created in (0: the starting artifact). */
+  cycle: number;
+  hypothesis: Hypothesis | null;
+  artifact: Artifact;
+  status: TreeStatus;
+  attempt: number;
+  dev: DevScore | null;
+  /** The executor's own claim (never used for a decision: `dev` is Arrow's recomputation). */
+  claimed: number | null;
+  heldout: number | null;
+  gate: "admitted" | "rejected" | "baseline" | "skipped: budget" | "failed" | null;
+  test: number | null;
+  insight: Insight | null;
+  lesson: string | null;
+  children: TreeNodeId[];
+  /** Evaluated or failed nodes in this subtree (itself included): UCB's visit count. */
+  visits: number;
+  /** Sum of dev gains over the root in this subtree (positive = better). */
+  value: number;
+  /** The ideator had nothing more to propose here. */
+  exhausted: boolean;
+  /** Children's outcomes by family, and one sentence saying what they taught. */
+  tally: FamilyTally;
+  summary: string | null;
+  tokens: number;
+}
+
+export interface ColumnInfo {
+  name: string;
+  kind: ColumnKind;
+  /** Missing cells among dev rows. */
+  missing: number;
+  distinct: number;
+  /** Numeric columns: smallest value among dev rows. */
+  min: number | null;
+  /** Text or many-level columns whose values look like names (several words). */
+  nameLike: boolean;
+  /** Categorical: levels seen fewer than 5 times (or in under 1% of dev rows). */
+  rare: number;
+}
+
+/** What is known about the data before any hypothesis runs — from dev rows only. */
+export interface DatasetInfo {
+  file: string;
+  rows: number;
+  dev: number;
+  heldout: number;
+  test: number;
+  folds: number;
+  target: string;
+  task: Task;
+  classes: string[];
+  columns: ColumnInfo[];
+  data_hash: string;
+  split_hash: string;
+}
+
+export interface TreeConfig {
+  metric: MetricName;
+  direction: "maximize" | "minimize";
+  seed: number;
+  cycles: number;
+  executors: number;
+  ideator: IdeatorKind;
+  search: Search;
+  insights: boolean;
+  heldoutBudget: number;
+  /** Deepest node the tree may grow. */
+  maxDepth: number;
+  /** How often an executor is observed; silent for K_FREEZE observations = hung. */
+  observeMs: number;
+  /** Wall budget of one executor attempt. */
+  wallMs: number;
+  /** The tabular toolkit's mod.ts, relative to a node's steps/ directory (what step modules import). */
+  toolkit: string;
+}
+
+/** One point of the dashboard's chart, after each cycle (gains over the starting artifact). */
+export interface CyclePoint {
+  cycle: number;
+  nodes: number;
+  best_dev_gain: number;
+  incumbent: TreeNodeId;
+  incumbent_dev_gain: number;
+  incumbent_heldout_gain: number;
+}
+
+/** What the shell is asked to do next; the state holds it, so a resumed run knows what was under way. */
+export type TreeAction =
+  | { a: "execute"; nodes: TreeNodeId[] }
+  | { a: "ideate"; parent: TreeNodeId; n: number; seed: number }
+  | { a: "gate"; node: TreeNodeId }
+  | { a: "final"; nodes: TreeNodeId[] };
+
+export interface TreeState {
+  v: 1;
+  mode: "tree";
+  scenario: string;
+  /** Steps taken (events folded), the tree's logical clock. */
+  tick: number;
+  cycle: number;
+  config: TreeConfig;
+  dataset: DatasetInfo;
+  nodes: Record<TreeNodeId, TreeNode>;
+  order: TreeNodeId[];
+  incumbent: TreeNodeId | null;
+  /** Nodes admitted by the merge gate, in order (the root first, as the baseline). */
+  admitted: TreeNodeId[];
+  heldout: { used: number; budget: number };
+  pending: TreeAction | null;
+  /** Nodes dispatched in this cycle whose results are awaited. */
+  running: TreeNodeId[];
+  history: CyclePoint[];
+  incidents: number;
+  verdict: Verdict | null;
+  final: { start: number | null; best: number | null; problem: string | null } | null;
+}
+
+/** Something a sandbox layer saw the code try outside its lane. */
+export interface Escape {
+  path: string;
+  op: "read" | "write" | "net" | "import";
+  stopped_by: string | null;
+}
+
+/** Everything observed about one executor attempt, and its acceptance (recomputation). */
+export interface ExecResult {
+  node: TreeNodeId;
+  attempt: number;
+  exit: number | null;
+  signal: string | null;
+  stderr_tail: string[];
+  /** Silent past the hang window: folds done, and whether it never wrote a line. */
+  hung: { step: number; silent_ms: number; silent_from_start: boolean } | null;
+  over_budget: { limit_ms: number; used_ms: number } | null;
+  escapes: Escape[];
+  /** The module's own failure (exit 3): the lesson. */
+  lesson: string | null;
+  /** results.json as read: the claimed dev score, or what was wrong with it. */
+  claim: { score: number | null; problem: string | null } | null;
+  /** Best fold score the executor logged in metrics.jsonl (what Arrow observed itself). */
+  observed_best: number | null;
+  artifact_changed: boolean;
+  /** Arrow's recomputation: fold scores, or why it failed; null when it was not run. */
+  recomputed: { folds: number[] } | { problem: string; exit: number | null; stderr_tail: string[] } | null;
+}
+
+export type TreeEvent =
+  | { e: "init"; state: TreeState }
+  | { e: "proposed"; parent: TreeNodeId; hypotheses: Hypothesis[]; problems: string[]; tokens: number }
+  | { e: "executed"; results: ExecResult[] }
+  | { e: "gated"; node: TreeNodeId; score: number | null; problem: string | null; escapes: Escape[] }
+  | {
+    e: "verdict";
+    scores: { node: TreeNodeId; score: number | null }[];
+    problem: string | null;
+  };
+
+/** What one step produced besides the new state: incidents to record. */
+export interface StepOutput {
+  state: TreeState;
+  incidents: Incident[];
+}
