@@ -12,7 +12,10 @@
  *    never tried. Configurations halving already stopped stay ranked, so a rung decision depends on the
  *    scores at that rung only, as in synchronous successive halving.
  * 3. **How many stay.** keep = max(min_keep, ⌊n / η⌋) of the n ranked at r (n = 3, η = 3 keeps 1; n = 6
- *    keeps 2). Better score first; ties on the score grid go to the earlier configuration (smaller id).
+ *    keeps 2). Better score first; ties on the score grid go to the earlier configuration (smaller id). A
+ *    configuration is never cut in favour of stopped ones only: some configuration ranked above it must still
+ *    be able to answer (running, waiting or verified), so a sweep never halves itself out of existence when
+ *    the configurations that won a rung fail later.
  * 4. **Kill at a checkpoint boundary.** A running configuration outside the top `keep` of any rung it has
  *    reached is killed at its next checkpoint boundary — the first tick that shows it a new checkpoint, which
  *    is the rung's own checkpoint when it is already out on arrival — as SUPERSEDED_KILL, with the lowest such
@@ -53,6 +56,8 @@ export interface Rung {
 
 /** Statuses that take a configuration out of the ranking (its own failure, not a halving decision). */
 const OUT = new Set(["killed", "blocked", "plateaued"]);
+/** Statuses of a configuration that can still answer: a cut needs one of these ranked above. */
+const ALIVE = new Set(["running", "pending", "stale", "verified"]);
 
 /** Score of a configuration at rung `r`, or null when it has not reached it. */
 export function rungEntry(id: NodeId, ns: NodeState, r: number): RungEntry | null {
@@ -109,7 +114,11 @@ export function cuts(state: Pick<RunState, "nodes" | "plan">, boundary: Readonly
       if (state.nodes[c.id]!.status !== "running" || !boundary.has(c.id)) continue;
       for (const r of table) {
         const rank = r.ranked.findIndex((e) => e.node === c.id) + 1;
-        if (rank <= r.keep) continue;
+        if (
+          rank <= r.keep || !r.ranked.slice(0, rank - 1).some((e) => ALIVE.has(state.nodes[e.node]!.status))
+        ) {
+          continue;
+        }
         out.push({
           node: c.id,
           sweep: g.node,

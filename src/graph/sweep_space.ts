@@ -29,13 +29,13 @@ export type Domain =
 const isInt = (x: number) => Number.isInteger(x);
 const round9 = (x: number) => Math.round(x * 1e9) / 1e9;
 
-/** n evenly (or log-evenly) spaced points from lo to hi, integers when both ends are, without repeats. */
-function points(lo: number, hi: number, n: number, log: boolean): number[] {
+/** n evenly (or log-evenly) spaced points from lo to hi, rounded to integers when asked, without repeats. */
+function points(lo: number, hi: number, n: number, log: boolean, ints: boolean): number[] {
   const out: number[] = [];
   for (let k = 0; k < n; k++) {
     const f = n === 1 ? 0 : k / (n - 1);
     const v = log ? Math.exp(Math.log(lo) + f * (Math.log(hi) - Math.log(lo))) : lo + f * (hi - lo);
-    const x = k === n - 1 ? hi : isInt(lo) && isInt(hi) ? Math.round(v) : round9(v);
+    const x = k === n - 1 ? hi : ints ? Math.round(v) : round9(v);
     if (!out.includes(x)) out.push(x);
   }
   return out;
@@ -62,16 +62,19 @@ export function domainOf(p: SweepParam): Domain | string {
   if (!isInt(n) || n < 2 || n > MAX_POINTS) {
     return `the n of ${name} must be an integer from 2 to ${MAX_POINTS}`;
   }
-  if (!log && isInt(lo) && isInt(hi) && n > hi - lo + 1) {
-    return `${name} [${lo}, ${hi}] holds ${hi - lo + 1} integers, fewer than n = ${n}`;
+  // Integer ends give integer points, unless there are fewer integers than points: then n evenly spaced floats.
+  const ints = isInt(lo) && isInt(hi) && (log ? true : n <= hi - lo + 1);
+  const values = points(lo, hi, n, log, ints);
+  if (values.length < n) {
+    return `${name} [${lo}, ${hi}] holds only ${values.length} distinct integer points, fewer than n = ${n}`;
   }
-  return { finite: true, values: points(lo, hi, n, log) };
+  return { finite: true, values };
 }
 
 /** An integer range without n is finite too: every integer from lo to hi. */
 export function finiteValues(d: Domain): Scalar[] | null {
   if (d.finite) return d.values;
-  if (d.int && d.hi - d.lo + 1 <= MAX_POINTS) return points(d.lo, d.hi, d.hi - d.lo + 1, false);
+  if (d.int && d.hi - d.lo + 1 <= MAX_POINTS) return points(d.lo, d.hi, d.hi - d.lo + 1, false, true);
   return null;
 }
 
