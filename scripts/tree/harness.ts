@@ -133,6 +133,8 @@ async function main(): Promise<void> {
   }
   Deno.permissions.revokeSync({ name: "read" });
   Deno.permissions.revokeSync({ name: "write" });
+  // A first sign of life once the inputs are read and the code is loaded (overwatch's hang clock).
+  if (metrics) writeAll(metrics, JSON.stringify({ step: 0, phase: "loaded" }) + "\n");
   let fitMs = 0;
   try {
     if (mode === "predict") {

@@ -302,11 +302,12 @@ export async function main(argv: string[]): Promise<number> {
       });
     }
   } catch (e) {
-    if (e instanceof CsvError) throw new InputError(`arrow tree: ${e.message}`);
-    if (e instanceof RangeError || (e instanceof TypeError && /^Cannot /.test(e.message))) {
-      throw new InputError(`arrow tree: ${e.message}`);
-    }
-    throw e;
+    const input = e instanceof CsvError || e instanceof RangeError ||
+      (e instanceof TypeError && /^Cannot /.test(e.message));
+    if (!input) throw e;
+    // Bad input found before the first step: leave no half-made run directory behind.
+    if (!resume) Deno.removeSync(runDir, { recursive: true });
+    throw new InputError(`arrow tree: ${e.message}`);
   } finally {
     lock.release();
   }

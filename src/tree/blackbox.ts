@@ -40,6 +40,10 @@ export class TreeBlackBox {
 
   /** Appends one step (its event, after the store committed it) and replaces the state. */
   append(event: TreeEvent, state: TreeState, incidents: readonly Incident[]): void {
+    if (event.e === "init") {
+      Deno.writeTextFileSync(this.#path("replay"), "");
+      Deno.writeTextFileSync(this.#path("incidents"), "");
+    }
     appendDurable(this.#path("replay"), replayLine(state.tick, event), false);
     appendDurable(this.#path("incidents"), incidents.map((i) => canonical(i) + "\n").join(""), false);
     writeAtomic(this.#path("state"), canonicalPretty(state), false);

@@ -1,0 +1,138 @@
+/**
+ * Executors under overwatch, with real children: hypothesis modules that try to read the held-out and test
+ * labels (the user's CSV, by a read and by a text import), write outside their scope, hang, lie about their
+ * score, or simply fail. Each gets nothing, is blamed with the graph path's incident types, and becomes a
+ * failed-informative node; the honest one is measured. Run under Deno's permissions alone, and again under
+ * bubblewrap when it is installed.
+ *
+ * @module
+ */
+import { equal, ok } from "node:assert/strict";
+import { findBwrap } from "../src/cli/sandbox.ts";
+import type { ScopeEvidence } from "../src/model/evidence.ts";
+import type { Ideator } from "../src/tree/loop.ts";
+import { startTree } from "../src/tree/run.ts";
+import type { Hypothesis } from "../src/tree/types.ts";
+
+const CSV = new URL("./fixtures/tree/small.csv", import.meta.url).pathname;
+const MODULES = new URL("./fixtures/tree/modules/", import.meta.url).pathname;
+const bwrap = await findBwrap();
+const noBwrap = bwrap ? null : "bubblewrap is not installed (apt-get install -y bubblewrap)";
+if (noBwrap) console.log(`tree sandbox test under bubblewrap SKIPPED: ${noBwrap}`);
+
+/** Proposes the given modules once, under the root, then nothing. */
+function fixtures(names: string[], vars: Record<string, string>): Ideator {
+  let used = false;
+  return {
+    ideas: () => {
+      if (used) return Promise.resolve({ hypotheses: [], problems: [], tokens: 0 });
+      used = true;
+      const hypotheses = names.map((name): Hypothesis => {
+        let source = Deno.readTextFileSync(`${MODULES}${name}.ts`);
+        for (const [k, v] of Object.entries(vars)) source = source.replaceAll(k, v);
+        return {
+          key: `fixture:${name}`,
+          family: "llm",
+          columns: [],
+          params: {},
+          text: `Fixture ${name}.`,
+          step: { path: `steps/001_${name}.ts`, source },
+          model: {},
+          source: "llm",
+          tokens: 0,
+        };
+      });
+      return Promise.resolve({ hypotheses, problems: [], tokens: 0 });
+    },
+  };
+}
+
+const NAMES = ["honest", "reads_data", "writes_out", "hangs", "lies", "throws"];
+
+async function sandboxRun(box: string | null) {
+  const runsDir = Deno.makeTempDirSync({ prefix: "arrow-tree-sandbox-" });
+  const runDir = `${runsDir}/run`;
+  const outside = `${runsDir}/escape.txt`;
+  const sibling = `${runDir}/nodes/n1/planted.txt`;
+  try {
+    const out = await startTree({
+      runDir,
+      runsDir,
+      data: CSV,
+      target: "label",
+      cycles: 1,
+      executors: NAMES.length,
+      seed: 0,
+      ideator: "llm",
+      llm: fixtures(NAMES, { __CSV__: CSV, __OUTSIDE__: outside, __SIBLING__: sibling }),
+      search: "tree",
+      insights: true,
+      observeMs: 1000,
+      wallMs: 60_000,
+      bwrap: box,
+    });
+    const s = out.state;
+    const node = (name: string) => s.nodes[`n${NAMES.indexOf(name) + 1}`]!;
+    const incidents = (name: string) => out.incidents.filter((i) => i.node === node(name).id);
+
+    ok(node("honest").dev, "the honest hypothesis is measured");
+    equal(incidents("honest").length, 0);
+
+    const read = incidents("reads_data");
+    equal(read.length, 1);
+    equal(read[0]!.type, "SCOPE_VIOLATION");
+    const ev = read[0]!.evidence as ScopeEvidence;
+    ok(
+      ev.attempts.some((a) => a.path === CSV && a.op === "read" && a.stopped_by),
+      JSON.stringify(ev.attempts),
+    );
+    equal(node("reads_data").status, "failed-informative");
+    ok(!String(node("reads_data").lesson).includes("LEAK"), "nothing of the data reached the module");
+
+    const wrote = incidents("writes_out");
+    equal(wrote[0]?.type, "SCOPE_VIOLATION");
+    const paths = (wrote[0]!.evidence as ScopeEvidence).paths;
+    ok(paths.includes(outside) && paths.includes(sibling), paths.join(", "));
+    for (const p of [outside, sibling]) equal(exists(p), false, `${p} was not written`);
+
+    const hung = incidents("hangs");
+    equal(hung.map((i) => `${i.type}/${i.ladder}`).join(" "), "HUNG_RESTART/bounce HUNG_RESTART/fuse");
+    equal(node("hangs").status, "failed-informative");
+
+    const lied = incidents("lies");
+    equal(lied[0]?.type, "FALSE_COMPLETION");
+    equal(node("lies").status, "failed-informative");
+    equal(node("lies").dev, null, "a refused claim is never a measurement");
+
+    equal(incidents("throws").length, 0);
+    equal(node("throws").status, "failed-informative");
+    ok(node("throws").lesson?.includes("cabin"), node("throws").lesson ?? "");
+
+    equal(s.verdict === "RESEARCH ANSWERED" || s.verdict === "NEGATIVE RESULT", true);
+    equal(out.gateReads.heldout, s.heldout.used, "every held-out read is a counted query");
+    equal(out.gateReads.test, s.incumbent === "n0" ? 1 : 2, "the test split is read once per artifact");
+  } finally {
+    Deno.removeSync(runsDir, { recursive: true });
+  }
+}
+
+function exists(p: string): boolean {
+  try {
+    Deno.statSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test("executors under Deno's permissions: escapes blamed, hangs fused, lies refused, failures kept as lessons", async () => {
+  await sandboxRun(null);
+});
+
+Deno.test({
+  name: "executors under bubblewrap: the same behaviours, the same verdicts on them",
+  ignore: noBwrap !== null,
+  fn: async () => {
+    await sandboxRun(bwrap);
+  },
+});
