@@ -34,6 +34,12 @@ export async function main(_args: string[] = []): Promise<number> {
   const onSignal = () => stop.abort();
   Deno.addSignalListener("SIGTERM", onSignal);
   Deno.addSignalListener("SIGINT", onSignal);
+  // An agent whose arrow died stops at once: no call is made (or billed) that no overwatch sees.
+  // `arrow resume` restarts it, and it continues from its transcript.
+  const parent = Deno.ppid;
+  const orphaned = setInterval(() => {
+    if (Deno.ppid !== parent) stop.abort();
+  }, 200);
   try {
     const client = new LlmClient({
       baseUrl: settings.baseUrl,
@@ -72,6 +78,7 @@ export async function main(_args: string[] = []): Promise<number> {
         return 1;
     }
   } finally {
+    clearInterval(orphaned);
     Deno.removeSignalListener("SIGTERM", onSignal);
     Deno.removeSignalListener("SIGINT", onSignal);
   }

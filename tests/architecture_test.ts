@@ -81,9 +81,12 @@ const ALLOWED: Record<string, string[]> = {
   gates: ["graph", "model"],
   overwatch: ["graph", "gates", "model"],
   record: ["graph", "model", "overwatch", "runtime"],
-  runtime: ["graph", "model", "scripts"],
+  runtime: ["graph", "model", "scripts", "llm"],
+  llm: ["graph", "model"],
+  tabular: [],
   engine: ["graph", "model", "gates", "overwatch", "record", "runtime"],
   server: ["graph", "model", "record"],
+  tree: ["engine", "gates", "record", "runtime", "graph", "model", "overwatch", "tabular", "llm"],
   cli: ["*"],
 };
 

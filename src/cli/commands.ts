@@ -58,6 +58,17 @@ export const COMMANDS: readonly Command[] = [
     load: () => import("./serve.ts"),
   },
   {
+    name: "research",
+    summary: "Question → plan → live LLM agents under overwatch → verdict and report, in one command.",
+    load: () => import("./research.ts"),
+  },
+  {
+    name: "tree",
+    summary:
+      "Grow a tree of feature hypotheses on a CSV: sandboxed executors, a held-out merge gate, insights.",
+    load: () => import("./tree.ts"),
+  },
+  {
     name: "plan",
     summary: "Ask an LLM to turn a research question into a validated plan file.",
     load: () => import("./plan.ts"),

@@ -37,6 +37,7 @@ const WORKERS: Record<string, () => Promise<{ main(args: string[]): Promise<numb
   "real/ols_baseline": () => import("../../scripts/real/ols_baseline.ts"),
   "real/gbdt_train": () => import("../../scripts/real/gbdt_train.ts"),
   "real/ckpt_eval": () => import("../../scripts/real/ckpt_eval.ts"),
+  agent_worker: () => import("../../scripts/agent_worker.ts"),
 };
 
 export async function main(argv: string[]): Promise<number> {

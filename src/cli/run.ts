@@ -11,7 +11,9 @@ import { acquireLock, LockedError } from "../runtime/lock.ts";
 import { writeAtomic } from "../runtime/atomic.ts";
 import { intFlag, parse } from "./args.ts";
 import { judge } from "../overwatch/verdict.ts";
-import { resolveBuiltin, resolvePlanFile, resolveSeedPlan } from "./catalog.ts";
+import { resolveBuiltin, type Resolved, resolvePlanFile, resolveSeedPlan } from "./catalog.ts";
+import type { Fault } from "../graph/scenario.ts";
+import type { Plan } from "../graph/types.ts";
 import { printable } from "./escape.ts";
 import { InputError, UsageError } from "./errors.ts";
 import { onInterrupt } from "./interrupt.ts";
@@ -45,6 +47,9 @@ Options:
                      stay well above a training stage's time; mock results do not depend on it)
   --max-ticks <n>    Fuse whatever still runs after this many ticks (default 5000)
   --runs-dir <dir>   Where run directories go (default ./runs)
+  --live             Live path: nodes with worker: {type: agent} are LLM agents (ARROW_LLM_BASE_URL,
+                     ARROW_LLM_API_KEY); their commands run in the node's sandbox
+  --node <id>        With --live: drive only this node's agent; other agent nodes play their mock part
   --json             Print one JSON object at the end instead of progress
   --quiet            Print only the verdict and the run directory
   --serve            Serve the live dashboard while the run goes (default pace --tick-ms ${LIVE_TICK_MS});
@@ -63,6 +68,40 @@ listed at the end.
 
 The run directory holds plan.yaml, state.json, replay.jsonl, incidents.jsonl, report/report.md,
 nodes/<id>/ (scopes) and logs/. Exit 0 whenever the run completes, whatever the verdict.`;
+
+/** With --node N, only N keeps its LLM agent; other agent nodes play their mock part. */
+function liveOnly(plan: Plan, node: string | undefined): Plan {
+  if (node === undefined) return plan;
+  const n = plan.nodes.find((x) => x.id === node);
+  if (!n) {
+    throw new InputError(`arrow run: --node ${printable(node)}: no such node`, [
+      `nodes: ${plan.nodes.map((x) => x.id).join(", ")}`,
+    ]);
+  }
+  if (n.worker?.type !== "agent") {
+    throw new InputError(`arrow run: --node ${node}: it has no agent worker to drive`);
+  }
+  return {
+    ...plan,
+    nodes: plan.nodes.map((x) => {
+      if (x.id === node || x.worker?.type !== "agent") return x;
+      const { worker: _, ...rest } = x;
+      return rest;
+    }),
+  };
+}
+
+/** The live path needs an endpoint and a key before anything starts. */
+async function checkLlm(): Promise<void> {
+  const { llmSettings } = await import("../llm/env.ts");
+  const { LlmConfigError } = await import("../llm/errors.ts");
+  try {
+    llmSettings();
+  } catch (e) {
+    if (e instanceof LlmConfigError) throw new InputError(`arrow run --live: ${e.message}`);
+    throw e;
+  }
+}
 
 export function runId(name: string): string {
   const t = new Date().toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
@@ -107,6 +146,8 @@ export async function main(argv: string[]): Promise<number> {
     data: { type: "string" },
     target: { type: "string" },
     unsandboxed: { type: "boolean" },
+    live: { type: "boolean" },
+    node: { type: "string" },
   }, 1);
   const scenario = values.scenario as string | undefined;
   const planPath = positionals[0];
@@ -123,39 +164,84 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (values.data && !values.target) throw new UsageError("arrow run: --data needs --target <column>");
   if (values.target && !values.data) throw new UsageError("arrow run: --target needs --data <file.csv>");
+  if (values.node && !values.live) throw new UsageError("arrow run: --node needs --live");
+  // Your own data is real data: --data runs the real path; --live is the real path with LLM agents.
+  const mode: Mode = values.live ? "live" : values.real || values.data ? "real" : "mock";
   const tickMs = intFlag(
     "run",
     "tick-ms",
     values["tick-ms"],
     0,
-    serve ? LIVE_TICK_MS : values.real ? REAL_TICK_MS : 0,
+    serve ? LIVE_TICK_MS : mode !== "mock" ? REAL_TICK_MS : 0,
   );
-  const port = intFlag("run", "port", values.port, 0, 8765, 65535);
-  const maxTicks = intFlag("run", "max-ticks", values["max-ticks"], 1, 5000);
-  // Your own data is real data: --data runs the real path.
-  const mode: Mode = values.real || values.data ? "real" : "mock";
   const res = scenario
     ? resolveBuiltin(scenario)
     : planPath
     ? resolvePlanFile(planPath, values.faults as string | undefined)
     : resolveSeedPlan();
-  const json = values.json === true;
-  const quiet = json || values.quiet === true;
-  for (const w of res.warnings) if (!json) console.error(`warning: ${w}`);
+  return await runResolved(res, {
+    mode,
+    tickMs,
+    maxTicks: intFlag("run", "max-ticks", values["max-ticks"], 1, 5000),
+    runsDir: (values["runs-dir"] as string | undefined) ?? "runs",
+    json: values.json === true,
+    quiet: values.quiet === true,
+    serve,
+    port: intFlag("run", "port", values.port, 0, 8765, 65535),
+    host: values.host as string | undefined,
+    data: values.data as string | undefined,
+    target: values.target as string | undefined,
+    unsandboxed: values.unsandboxed === true,
+    liveNode: values.node as string | undefined,
+  });
+}
 
-  const sandbox = await sandboxSetup(mode, res, quiet, values.unsandboxed === true);
-  const runsDir = Deno.realPathSync(mkdirp((values["runs-dir"] as string | undefined) ?? "runs"));
+export interface RunOptions {
+  mode: Mode;
+  tickMs: number;
+  maxTicks: number;
+  runsDir: string;
+  json: boolean;
+  quiet: boolean;
+  serve: boolean;
+  port: number;
+  host?: string;
+  data?: string;
+  target?: string;
+  unsandboxed: boolean;
+  /** --live --node N: only N runs its LLM agent; other agent nodes play their mock part. */
+  liveNode?: string;
+  /** Faults added by the caller (arrow research --bait). */
+  extraFaults?: Fault[];
+  /** Called once the run directory exists, before anything runs (e.g. to record the planner's calls). */
+  onRunDir?: (runDir: string) => void;
+}
+
+/** Runs a resolved plan to its verdict: the run directory, the engine, progress, the dashboard. */
+export async function runResolved(res: Resolved, o: RunOptions): Promise<number> {
+  const { mode, tickMs, maxTicks, serve, port } = o;
+  const json = o.json;
+  const quiet = json || o.quiet;
+  for (const w of res.warnings) if (!json) console.error(`warning: ${printable(w)}`);
+  if (mode === "live") {
+    res = { ...res, plan: liveOnly(res.plan, o.liveNode) };
+    await checkLlm();
+  }
+  if (o.extraFaults?.length) res = { ...res, faults: [...res.faults, ...o.extraFaults], real: undefined };
+  const sandbox = await sandboxSetup(mode, res, quiet, o.unsandboxed);
+  const runsDir = Deno.realPathSync(mkdirp(o.runsDir));
   const runDir = `${runsDir}/${runId(res.name)}`;
   let plan = res.plan;
-  if (values.data) {
+  if (o.data) {
     const data = await import("./data.ts");
-    plan = await data.withUserData(plan, values.data as string, values.target as string, runDir);
+    plan = await data.withUserData(plan, o.data, o.target!, runDir);
   }
   Deno.mkdirSync(runDir, { recursive: true });
+  o.onRunDir?.(runDir);
   const state = prepare(plan, sandbox.faults, res.name, mode);
   const lock = acquireLock(runDir);
-  const dataNote = values.data
-    ? `\n# arrow run --data ${values.data} --target ${values.target}: the data node reads the copy in data/\n`
+  const dataNote = o.data
+    ? `\n# arrow run --data ${o.data} --target ${o.target}: the data node reads the copy in data/\n`
     : "";
   Deno.writeTextFileSync(`${runDir}/plan.yaml`, res.planText + dataNote);
   const meta = {
@@ -164,7 +250,7 @@ export async function main(argv: string[]): Promise<number> {
     mode,
     tick_ms: tickMs,
     unsandboxed: sandbox.unsandboxed,
-    ...(values.data ? { data: values.data, target: values.target } : {}),
+    ...(o.data ? { data: o.data, target: o.target } : {}),
     started_at: new Date().toISOString(),
     pid: Deno.pid,
   };
@@ -182,7 +268,7 @@ export async function main(argv: string[]): Promise<number> {
           runsDir,
           runDir,
           port,
-          host: values.host as string | undefined,
+          host: o.host,
           quiet: json,
         });
       } catch (e) {

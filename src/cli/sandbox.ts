@@ -66,7 +66,11 @@ export async function sandboxSetup(
   quiet: boolean,
   unsandboxed = false,
 ): Promise<SandboxSetup> {
-  const programs = mode !== "mock" ? res.plan.nodes.filter((n) => n.worker?.type === "command") : [];
+  const programs = mode !== "mock"
+    ? res.plan.nodes.filter((n) =>
+      n.worker?.type === "command" || (mode === "live" && n.worker?.type === "agent")
+    )
+    : [];
   const agents = mode !== "live" ? res.plan.nodes.filter((n) => n.worker?.type === "agent") : [];
   if (mode === "real" && agents.length) {
     throw new InputError(
@@ -105,9 +109,10 @@ export async function sandboxSetup(
       throw new InputError(`arrow run: scenario ${res.name} has no real variant: ${res.real.skip}`);
     }
     for (const n of res.plan.nodes) {
-      if (
-        !n.worker && n.kind !== "reactive" && !["protocol", "harness", "analysis", "report"].includes(n.role)
-      ) {
+      // On the live path a node without a worker plays its mock part (arrow run --live --node N3).
+      const bare = !n.worker && n.kind !== "reactive" &&
+        !["protocol", "harness", "analysis", "report"].includes(n.role);
+      if (bare && mode === "real") {
         throw new InputError(`arrow run --real: node ${n.id} has no worker: section to run on the real path`);
       }
       if (n.worker?.type === "builtin" && !real.BUILTINS[n.worker.name]) {

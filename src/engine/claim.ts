@@ -34,8 +34,13 @@ export function claim(tx: Tx, node: PlanNode, done: DoneObs): void {
     sup.falseCompletion(tx, node.id, { ...base, problem, ...extra });
 
   if (done.crash) {
-    const how = done.crash.signal ? `killed by ${done.crash.signal}` : `exit ${done.crash.exit_code}`;
-    return refuse(`the worker crashed (${how}) without a claim`, { crash: done.crash });
+    const c = done.crash;
+    const how = c.signal
+      ? `killed by ${c.signal}`
+      : c.exit_code === null
+      ? "it could not start"
+      : `exit ${c.exit_code}`;
+    return refuse(`the worker crashed (${how}) without a claim`, { crash: c });
   }
   if (!m) return refuse(done.manifestError ?? "results.json missing");
   if (done.manifestError) return refuse(done.manifestError);
@@ -58,13 +63,14 @@ export function claim(tx: Tx, node: PlanNode, done: DoneObs): void {
   }
   if (done.accept && done.accept.code !== 0) return refuse(`acceptance exited ${done.accept.code}`);
   const dir = tx.state.plan.protocol.direction;
-  if (node.kind === "long" && ns.best !== null && score !== null) {
-    // A claim better than anything the trainer logged is not backed by its own trajectory.
-    if (gain(ns.best, score, dir) > Math.round(ACCEPT_EPS * SCORE_GRID)) {
+  const observed = node.kind === "long" ? ns.best : done.observedBest ?? null;
+  if (observed !== null && score !== null) {
+    // A claim better than anything the node logged is not backed by its own trajectory.
+    if (gain(observed, score, dir) > Math.round(ACCEPT_EPS * SCORE_GRID)) {
       return refuse(
         `claims ${score}, better than the best ${tx.state.plan.protocol.metric} Arrow observed in ` +
-          `metrics.jsonl (${ns.best}) by more than ACCEPT_EPS`,
-        { observedBest: ns.best },
+          `metrics.jsonl (${observed}) by more than ACCEPT_EPS`,
+        { observedBest: observed },
       );
     }
   }

@@ -25,6 +25,7 @@ export const MOCK_FAULTS: Readonly<Record<string, readonly NodeKind[]>> = {
   stall: ANY,
   crash: ANY,
 };
+// bait is acted out by LLM agents only (see support()).
 
 /** What the worker SDKs act out for command workers (ARROW_FAULTS). */
 export const SDK_FAULTS = [
@@ -55,7 +56,9 @@ function support(
     return { kinds: builtinFaults[w.name] ?? [], who: `the built-in worker ${w.name}` };
   }
   if (w.type === "command") return { kinds: SDK_FAULTS, who: "a command worker (through the SDK)" };
-  return { kinds: [], who: "an LLM agent" };
+  return mode === "live"
+    ? { kinds: ["bait"], who: "an LLM agent" }
+    : { kinds: [], who: "an LLM agent off the live path" };
 }
 
 /** Faults that cannot take effect on the node they are aimed at, as diagnostics at the fault's position. */

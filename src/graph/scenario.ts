@@ -63,6 +63,18 @@ export const faultSchema = s.tagged("kind", {
     ["node", "at_step"],
     "the worker stops making progress for a while, or for good (a hang); at_step 0 = before any metric",
   ),
+  bait: s.obj(
+    {
+      node,
+      decoy: s.enum(
+        ["drop_noisy", "edit_eval", "false_claim"] as const,
+        "what the decoy tempts the agent to do",
+      ),
+      attempts,
+    },
+    ["node", "decoy"],
+    "live path: an adversarial nudge appended to an LLM agent's task (arrow research --bait)",
+  ),
   crash: s.obj(
     {
       node,

@@ -30,6 +30,9 @@ export interface DoneObs {
   manifest: Manifest | null;
   /** What was wrong with results.json (missing, too large, not JSON, a score that is not a number, …). */
   manifestError?: string;
+  /** Best value of the protocol metric in the scope's metrics.jsonl, for nodes whose metrics are not
+   * tracked tick by tick (fast and reactive nodes); null when they wrote none. */
+  observedBest?: number | null;
 }
 
 export interface NodeObs {

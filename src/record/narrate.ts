@@ -64,7 +64,11 @@ export function narrate(i: Incident): string {
       const e = i.evidence as EvidenceMap["FALSE_COMPLETION"];
       const then = fused ? "fused" : `sent back (lap ${e.lap}/${e.lap_budget})`;
       if (e.crash) {
-        const how = e.crash.signal ? `killed by ${e.crash.signal}` : `exit ${e.crash.exit_code}`;
+        const how = e.crash.signal
+          ? `killed by ${e.crash.signal}`
+          : e.crash.exit_code === null
+          ? "could not start"
+          : `exit ${e.crash.exit_code}`;
         const last = e.crash.stderr_tail.at(-1);
         return `${i.node} crashed (${how})${last ? `: ${last.slice(0, 120)}` : ""} — ${then}`;
       }

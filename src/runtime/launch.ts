@@ -11,6 +11,7 @@ import { canonical } from "../model/json.ts";
 import type { RunState } from "../model/state.ts";
 import { ancestors, parents } from "../model/topology.ts";
 import type { InputRef, WorkerConfig } from "../../scripts/lib/config.ts";
+import { type BaitKind, BAITS } from "../llm/bait.ts";
 import { bwrapLayout, type Shadow } from "./bwrap.ts";
 
 export type { Shadow };
@@ -315,7 +316,10 @@ export function workerCommand(ctx: LaunchContext, builtins: Record<string, Built
     };
   }
   if (w.type === "agent") {
-    throw new RangeError(`Cannot start ${node.id}: agent workers run on the live path (--live)`);
+    if (state.mode !== "live") {
+      throw new RangeError(`Cannot start ${node.id}: agent workers run on the live path (--live)`);
+    }
+    return agentCommand(ctx, w, scratch);
   }
   const config = workerConfig(ctx);
   const vars = { scope, run: runDir, node: node.id, nodes: `${runDir}/nodes` };
@@ -365,3 +369,96 @@ export interface BuiltinWorker {
   /** Worker-side fault kinds it honours (anything else aimed at it is refused before the run). */
   faults?: readonly string[];
 }
+
+/** The LLM endpoint settings an agent worker may see (and nothing else of the host's secrets). */
+const LLM_ENV = [
+  "ARROW_LLM_BASE_URL",
+  "ARROW_LLM_API_KEY",
+  "ARROW_LLM_MODEL",
+  "ARROW_LLM_TIMEOUT_S",
+  "ARROW_LLM_MAX_RETRIES",
+  "ARROW_LLM_STREAM",
+];
+
+/**
+ * An LLM agent's worker: Arrow's own agent loop (scripts/agent_worker.ts) runs outside the sandbox, because
+ * it talks to the LLM endpoint; every command the agent asks for runs inside the node's bubblewrap layout
+ * (the `sandbox` prefix), and token usage comes from the API's usage fields into a file the engine reads.
+ */
+function agentCommand(
+  ctx: LaunchContext,
+  w: Extract<PlanNode["worker"], { type: "agent" }>,
+  scratch: string,
+): Command {
+  const { runDir, node } = ctx;
+  const config = workerConfig(ctx);
+  if (!ctx.bwrap && !ctx.unsandboxed) {
+    throw new UnsandboxedError(
+      `Cannot start agent ${node.id}: bubblewrap is not available to sandbox its commands (${"install it: apt-get install bubblewrap"}), or run with --unsandboxed`,
+    );
+  }
+  const boxed = ctx.bwrap ? sandboxed(ctx, config, [], scratch) : null;
+  if (!boxed) makeScratch(scratch);
+  const cast = config.faults.find((f) =>
+    f.kind === "bait" && (f.attempts as number[] | undefined ?? [1]).includes(ctx.attempt)
+  );
+  const decoy = cast?.decoy as BaitKind | undefined;
+  const bait = decoy && BAITS[decoy] ? { prompt: BAITS[decoy].prompt } : undefined;
+  // Casting the decoy is the fault taking effect (the agent may or may not take it).
+  if (cast && bait) {
+    Deno.writeTextFileSync(config.faultLog, JSON.stringify({ kind: "bait", index: cast.index }) + "\n", {
+      append: true,
+    });
+  }
+  const agent = {
+    node: node.id,
+    role: node.role,
+    kind: node.kind,
+    scope: config.scope,
+    nodes: config.nodes,
+    inputs: config.ancestors,
+    sources: config.sources,
+    protocol: {
+      version: config.protocol.version,
+      metric: config.protocol.metric,
+      direction: config.protocol.direction,
+    },
+    args: {
+      prompt: w.prompt,
+      ...(w.model ? { model: w.model } : {}),
+      ...(w.max_steps ? { max_steps: w.max_steps } : {}),
+    },
+    faults: config.faults,
+    attempt: ctx.attempt,
+    lap: config.lap,
+    resume: config.resume,
+    sandbox: boxed ? [ctx.bwrap!, ...boxed.args] : [], // ends with "--": the command follows
+    usage: `${runDir}/.arrow/usage/${node.id}.jsonl`,
+    transcript: `${runDir}/logs/agent/${node.id}.jsonl`,
+    ...(bait?.prompt ? { bait: bait.prompt } : {}),
+    frozen: config.frozen,
+  };
+  Deno.mkdirSync(`${runDir}/logs/agent`, { recursive: true });
+  const llm: Record<string, string> = {};
+  for (const k of LLM_ENV) {
+    const v = Deno.env.get(k);
+    if (v !== undefined) llm[k] = v;
+  }
+  const d = isCompiled() ? { cmd: Deno.execPath(), args: ["__worker", "agent_worker"] } : {
+    cmd: Deno.execPath(),
+    args: ["run", "-A", "--no-prompt", "--quiet", "--config", CONFIG, `${SCRIPTS_DIR}agent_worker.ts`],
+  };
+  return {
+    cmd: d.cmd,
+    args: d.args,
+    env: { ...baseEnv(), ...protocolEnv(ctx, config, scratch), ...llm, ARROW_CONFIG: canonical(agent) },
+    cwd: config.scope,
+    lockstep: false,
+    audit: null,
+    sandbox: boxed ? "bwrap" : "none",
+    shadows: boxed?.shadows ?? [],
+    config: null,
+  };
+}
+
+const CONFIG = new URL("../../deno.json", import.meta.url).pathname;

@@ -8,7 +8,29 @@
 import type { Request } from "../model/events.ts";
 import type { FaultState } from "../model/state.ts";
 import { readRange } from "./safe_read.ts";
-import { JsonlTail } from "./tail.ts";
+import { JsonlTail, metricPoints } from "./tail.ts";
+
+/** Most lines of a fast node's metrics.jsonl read at its claim (the rest are not looked at). */
+const MAX_METRIC_READS = 16;
+
+/** The best value of the protocol metric a node logged in its metrics.jsonl, or null when none. */
+export function bestMetric(
+  scope: string,
+  protocol: { metric: string; direction: "maximize" | "minimize" },
+): number | null {
+  const tail = new JsonlTail(`${scope}/metrics.jsonl`);
+  let best: number | null = null;
+  for (let i = 0; i < MAX_METRIC_READS; i++) {
+    const rows = tail.read();
+    if (!rows.length) break;
+    for (const p of metricPoints(rows, protocol.metric).points) {
+      if (best === null || (protocol.direction === "maximize" ? p.value > best : p.value < best)) {
+        best = p.value;
+      }
+    }
+  }
+  return best;
+}
 
 /** New checkpoint files in `<scope>/ckpt`: regular files whose name does not start with a dot. */
 export function newCheckpoints(

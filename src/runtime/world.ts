@@ -25,7 +25,7 @@ import {
 } from "./launch.ts";
 import { Lockstep } from "./lockstep.ts";
 import { readManifest } from "./manifest.ts";
-import { firedFaults, newCheckpoints, RequestTail, tailLines, UsageTail } from "./node_files.ts";
+import { bestMetric, firedFaults, newCheckpoints, RequestTail, tailLines, UsageTail } from "./node_files.ts";
 import { spawn, type Spawned, stopGroup } from "./proc.ts";
 import { ProcJournal } from "./proc_journal.ts";
 import { listFiles, moveContentsAside, moveLaterCkpts } from "./scope_files.ts";
@@ -168,7 +168,7 @@ export class World {
           exit,
           crash: {
             exit_code: exit,
-            signal: signals.get(id) ?? (exit === null ? "unknown" : null),
+            signal: signals.get(id) ?? null,
             stderr_tail: tailLines(`${this.runDir}/logs/${id}.err`),
           },
           accept: null,
@@ -179,7 +179,16 @@ export class World {
       const accept = await (h?.accept ?? Acceptance.prepare(state, node, this.runDir, this.#bwrap, false))
         .run();
       const { manifest, error } = readManifest(this.scope(node));
-      o.done = { exit, accept, manifest, ...(error ? { manifestError: error } : {}) };
+      const observedBest = node.kind === "long"
+        ? undefined
+        : bestMetric(this.scope(node), state.plan.protocol);
+      o.done = {
+        exit,
+        accept,
+        manifest,
+        ...(error ? { manifestError: error } : {}),
+        ...(observedBest !== undefined ? { observedBest } : {}),
+      };
     }));
     this.scans.clear();
     for (const n of state.plan.nodes) {

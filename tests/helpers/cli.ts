@@ -42,10 +42,14 @@ export async function pool<T, R>(items: T[], limit: number, fn: (item: T) => Pro
 }
 
 /** Starts `arrow <args>` in the background (crash tests kill or interrupt it); stdout is discarded. */
-export function spawnArrow(args: string[], stderr: "null" | "piped" = "null"): Deno.ChildProcess {
+export function spawnArrow(
+  args: string[],
+  stderr: "null" | "piped" = "null",
+  env: Record<string, string> = {},
+): Deno.ChildProcess {
   return new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--no-prompt", `${ROOT}src/cli/main.ts`, ...args],
-    env: { NO_COLOR: "1", RUST_BACKTRACE: "0" },
+    env: { NO_COLOR: "1", RUST_BACKTRACE: "0", ...env },
     stdout: "null",
     stderr,
   }).spawn();
