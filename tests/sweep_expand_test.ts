@@ -205,7 +205,7 @@ Deno.test("validateSweeps() names each problem by file:line:col", () => {
     [
       planText(GRID.replace("{ range: [2, 4] }", "{ range: [0.5, 4] }")),
       "continuous",
-      /continuous, so a grid/,
+      /no finite list of values for a grid/,
     ],
     [planText(GRID.replace("{ range: [2, 4] }", "{ log_range: [0, 4] }")), "log", /log_range needs low > 0/],
     [planText(GRID.replace("[6, 18]", "[18, 6]")), "rungs", /rungs of "T" must increase: 6 follows 18/],

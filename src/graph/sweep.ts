@@ -29,6 +29,7 @@ import {
   type Domain,
   domainOf,
   MAX_CONFIGS,
+  MAX_POINTS,
   spaceSize,
   type SweepParam,
 } from "./sweep_space.ts";
@@ -188,7 +189,8 @@ export function validateSweeps(
       } else if (sw.grid && spaceSize({ [name]: d }) === Infinity) {
         err(
           keyPos(at("space", name)),
-          `sweep parameter "${name}" of "${n.id}" is continuous, so a grid cannot list it: give [low, high, n]`,
+          `sweep parameter "${name}" of "${n.id}" has no finite list of values for a grid (a float or log range ` +
+            `without n, or over ${MAX_POINTS} integers): give [low, high, n]`,
         );
       }
     }
@@ -214,10 +216,18 @@ export function validateSweeps(
       warnings.push({ pos: keyPos(at("seed")), message: `seed of "${n.id}" has no effect on a grid` });
     }
     const total = sw.grid ? size : sw.count ?? 0;
-    if (total > 0 && total <= MAX_CONFIGS) {
-      checkNames(n, i, total, ids, scopes, pos, err);
-      checkHalving(n, i, total, plan, pos, keyPos, err, (p, m) => warnings.push({ pos: p, message: m }));
-    }
+    const sized = total > 0 && total <= MAX_CONFIGS;
+    if (sized) checkNames(n, i, total, ids, scopes, pos, err);
+    checkHalving(
+      n,
+      i,
+      sized ? total : 0,
+      plan,
+      pos,
+      keyPos,
+      err,
+      (p, m) => warnings.push({ pos: p, message: m }),
+    );
   });
   return { errors, warnings };
 }
@@ -309,6 +319,7 @@ function checkHalving(
       err(pos(at("rungs", k)), `rungs of "${n.id}" must increase: ${r} follows ${h.rungs[k - 1]}`);
     }
   });
+  if (total === 0) return;
   if ((h.min_keep ?? 1) > total) {
     warn(keyPos(at("min_keep")), `min_keep ${h.min_keep} of "${n.id}" keeps all ${total} configurations`);
   }
