@@ -83,7 +83,9 @@ function OneSweep({ chart, metric }: { chart: Chart; metric: string }) {
         spanGaps: true,
         points: { show: false },
       })),
-      ...(base === null ? [] : [{ label: "baseline", stroke: "#64748b", dash: [6, 4], width: 1.5 }]),
+      ...(base === null
+        ? []
+        : [{ label: "baseline", stroke: "#64748b", dash: [6, 4], width: 1.5, points: { show: false } }]),
     ];
     const opts: uPlot.Options = {
       width: Math.max(280, el.clientWidth),
