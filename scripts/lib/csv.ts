@@ -19,7 +19,15 @@ export class CsvError extends Error {
   }
 }
 
-const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+/** A cell or column name quoted for a message, control characters shown as escapes, never raw. */
+// deno-lint-ignore no-control-regex
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+function q(s: string): string {
+  return `"${s.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}"`;
+}
+
+const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /** Splits one line into cells; a cell may be "quoted" (with "" for a quote), no newline inside. */
 function cells(line: string, file: string, lineNo: number): string[] {
@@ -61,7 +69,7 @@ export function parseCsv(text: string, file: string): Table {
   const seen = new Set<string>();
   columns.forEach((c, j) => {
     if (!c) throw new CsvError(file, 1, `column ${j + 1} of the header has no name`);
-    if (seen.has(c)) throw new CsvError(file, 1, `column "${c}" appears twice in the header`);
+    if (seen.has(c)) throw new CsvError(file, 1, `column ${q(c)} appears twice in the header`);
     seen.add(c);
   });
   if (lines.length === 1) throw new CsvError(file, 2, "no data rows after the header");
@@ -77,14 +85,16 @@ export function parseCsv(text: string, file: string): Table {
     }
     rows.push(row.map((cell, j) => {
       if (!NUMBER.test(cell)) {
-        const shown = cell === ""
-          ? "an empty cell"
-          : `"${cell.length > 40 ? cell.slice(0, 40) + "…" : cell}"`;
-        throw new CsvError(file, lineNo, `column "${columns[j]}" holds ${shown}, not a number`);
+        const shown = cell === "" ? "an empty cell" : q(cell.length > 40 ? cell.slice(0, 40) + "…" : cell);
+        throw new CsvError(file, lineNo, `column ${q(columns[j]!)} holds ${shown}, not a number`);
       }
       const v = Number(cell);
       if (!Number.isFinite(v)) {
-        throw new CsvError(file, lineNo, `column "${columns[j]}" holds ${cell}, out of range`);
+        throw new CsvError(
+          file,
+          lineNo,
+          `column ${q(columns[j]!)} holds ${q(cell.slice(0, 40))}, out of range`,
+        );
       }
       return v;
     }));

@@ -8,6 +8,7 @@ import type { WorkerConfig } from "../lib/config.ts";
 import { type Fault, faultsOf } from "../lib/config.ts";
 import { fired } from "../lib/fired.ts";
 import { readJson, type ScopeWriter, sha256 } from "../lib/files.ts";
+import { ACCEPT_EPS, improves } from "../../src/thresholds.ts";
 import type { StreamEvent, TickMsg, TickResult } from "../lib/protocol.ts";
 
 type Manifest = Record<string, unknown>;
@@ -112,7 +113,8 @@ async function produce(cfg: WorkerConfig, out: ScopeWriter, ticks: number): Prom
       const b = baseline?.m.score as number | undefined;
       const s = method?.m.score as number | undefined;
       const delta = b !== undefined && s !== undefined ? Math.round((s - b) * 1e6) / 1e6 : null;
-      const beats = delta !== null && (cfg.protocol.direction === "maximize" ? delta > 0 : delta < 0);
+      // The verdict's own rule: better by at least ACCEPT_EPS.
+      const beats = b !== undefined && s !== undefined && improves(b, s, ACCEPT_EPS, cfg.protocol.direction);
       out.json("analysis.json", {
         baseline: baseline?.id ?? null,
         baseline_score: b,

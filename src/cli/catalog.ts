@@ -76,7 +76,10 @@ export function resolveBuiltin(name: string): Resolved {
 
 export function resolvePlanFile(path: string, faultsPath?: string): Resolved {
   const planText = readInput(path, "plan");
-  const { plan, warnings } = planFrom(planText, path);
+  const loaded = planFrom(planText, path);
+  const { warnings } = loaded;
+  const slash = path.lastIndexOf("/");
+  const plan = { ...loaded.plan, dir: Deno.realPathSync(slash < 0 ? "." : path.slice(0, slash) || "/") };
   let faults: Fault[] = [];
   let faultPos: Pos[] = [];
   if (faultsPath) {

@@ -19,7 +19,7 @@ import { InputError, UsageError } from "./errors.ts";
 import { onInterrupt } from "./interrupt.ts";
 import { Progress, statusTable } from "./progress.ts";
 import { sandboxSetup } from "./sandbox.ts";
-import type { Live } from "./live.ts";
+import type { Live, LiveOptions } from "./live.ts";
 
 /** Names of the built-in real workers (kept in step with scripts/real/registry.ts by a test). */
 export const BUILTIN_WORKERS = ["make_data", "ols_baseline", "gbdt_train", "ckpt_eval"] as const;
@@ -55,7 +55,11 @@ Options:
   --serve            Serve the live dashboard while the run goes (default pace --tick-ms ${LIVE_TICK_MS});
                      after the verdict it keeps serving until Ctrl-C
   --port <n>         Dashboard port with --serve (default 8765; 0 picks a free one)
-  --host <addr>      Bind address with --serve (default 127.0.0.1; anything else is reachable by others)
+  --host <addr>      Bind address with --serve (default 127.0.0.1; anything else is reachable by others and
+                     needs the access token printed in the link, or --token / --allow-host)
+  --token <t>        With --serve: the dashboard's access token beyond loopback (default: generated)
+  --no-token         With --serve beyond loopback: no token, only with --allow-host
+  --allow-host <h>   With --serve: host names the dashboard answers to (repeatable)
   --data <file.csv>  Your own data set instead of the generated one (the real path; needs --target; without
                      a plan or --scenario it runs the seed plan on it)
   --target <column>  The column to predict in --data
@@ -148,6 +152,9 @@ export async function main(argv: string[]): Promise<number> {
     unsandboxed: { type: "boolean" },
     live: { type: "boolean" },
     node: { type: "string" },
+    token: { type: "string" },
+    "no-token": { type: "boolean" },
+    "allow-host": { type: "string", multiple: true },
   }, 1);
   const scenario = values.scenario as string | undefined;
   const planPath = positionals[0];
@@ -159,8 +166,8 @@ export async function main(argv: string[]): Promise<number> {
     throw new UsageError("arrow run: --faults applies to your own plan, not to --scenario");
   }
   const serve = values.serve === true;
-  if (!serve && (values.port || values.host)) {
-    throw new UsageError("arrow run: --port and --host need --serve");
+  if (!serve && (values.port || values.host || values.token || values["no-token"] || values["allow-host"])) {
+    throw new UsageError("arrow run: --port, --host, --token, --no-token and --allow-host need --serve");
   }
   if (values.data && !values.target) throw new UsageError("arrow run: --data needs --target <column>");
   if (values.target && !values.data) throw new UsageError("arrow run: --target needs --data <file.csv>");
@@ -193,6 +200,7 @@ export async function main(argv: string[]): Promise<number> {
     target: values.target as string | undefined,
     unsandboxed: values.unsandboxed === true,
     liveNode: values.node as string | undefined,
+    access: serve ? (await import("./serve.ts")).accessFlags("run", values) : {},
   });
 }
 
@@ -213,6 +221,8 @@ export interface RunOptions {
   liveNode?: string;
   /** Faults added by the caller (arrow research --bait). */
   extraFaults?: Fault[];
+  /** Dashboard access beyond loopback (--token, --no-token, --allow-host). */
+  access?: LiveOptions["access"];
   /** Called once the run directory exists, before anything runs (e.g. to record the planner's calls). */
   onRunDir?: (runDir: string) => void;
 }
@@ -270,6 +280,7 @@ export async function runResolved(res: Resolved, o: RunOptions): Promise<number>
           port,
           host: o.host,
           quiet: json,
+          ...(o.access ? { access: o.access } : {}),
         });
       } catch (e) {
         // Nothing ran: leave no half-made run directory behind.

@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { isSeq, LineCounter, parseDocument } from "yaml";
-import { checkDocument, type Pos } from "./check.ts";
-import type { Diagnostic } from "./load.ts";
+import { isSeq } from "yaml";
+import { checkDocument, controlCharIn, type Pos } from "./check.ts";
+import { type Diagnostic, parseYaml } from "./load.ts";
 import { ID_PATTERN, profileSchema } from "./plan_schema.ts";
 import { type Infer, s } from "./schema.ts";
 import type { Plan } from "./types.ts";
@@ -130,24 +130,26 @@ export interface ScenarioLoad {
 }
 
 export function loadScenario(text: string, file: string): ScenarioLoad {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
+  const parsed = parseYaml(text, file);
+  const { doc, lines } = parsed;
   const diag = (p: Pos, message: string): Diagnostic => ({ file, ...p, message });
-  if (doc.errors.length) {
-    return {
-      errors: doc.errors.map((e) =>
-        diag(e.linePos?.[0] ?? { line: 1, col: 1 }, `YAML: ${e.message.split("\n")[0]}`)
-      ),
-      faultPos: [],
-    };
-  }
+  if (!doc || parsed.errors.length) return { errors: parsed.errors, faultPos: [] };
   const checked = checkDocument(doc, scenarioSchema, lines, "scenario");
   const errors = checked.problems.map((p) => diag(p, p.message));
   const sc = checked.value as ScenarioFile;
   const faultPos = (sc?.faults ?? []).map((_, i) => checked.pos(["faults", i, "node"]));
   const realFaultPos = (sc?.real?.faults ?? []).map((_, i) => checked.pos(["real", "faults", i, "node"]));
   errors.push(...whenProblems(sc?.faults ?? [], (i) => checked.pos(["faults", i, "when"]), file));
+  errors.push(...pathProblems(sc?.faults ?? [], (i) => checked.pos(["faults", i, "path"]), file));
   return errors.length ? { errors, faultPos } : { scenario: sc, errors: [], faultPos, realFaultPos };
+}
+
+/** A fault's target path may not carry control characters (it is printed and written to). */
+function pathProblems(faults: readonly Fault[], at: (i: number) => Pos, file: string): Diagnostic[] {
+  return faults.flatMap((f, i) => {
+    const bad = "path" in f && typeof f.path === "string" ? controlCharIn(f.path) : null;
+    return bad ? [{ file, ...at(i), message: `fault path has a control character (${bad})` }] : [];
+  });
 }
 
 function whenProblems(faults: readonly Fault[], at: (i: number) => Pos, file: string): Diagnostic[] {
@@ -187,15 +189,10 @@ export function loadFaults(
   text: string,
   file: string,
 ): { faults?: Fault[]; errors: Diagnostic[]; faultPos: Pos[] } {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
+  const parsed = parseYaml(text, file);
+  const { doc, lines } = parsed;
   const diag = (p: Pos, message: string): Diagnostic => ({ file, ...p, message });
-  if (doc.errors.length) {
-    const errors = doc.errors.map((e) =>
-      diag(e.linePos?.[0] ?? { line: 1, col: 1 }, `YAML: ${e.message.split("\n")[0]}`)
-    );
-    return { errors, faultPos: [] };
-  }
+  if (!doc || parsed.errors.length) return { errors: parsed.errors, faultPos: [] };
   const list = isSeq(doc.contents);
   const schema = list ? s.arr(faultSchema) : s.obj({ faults: s.arr(faultSchema) }, ["faults"]);
   const checked = checkDocument(doc, schema, lines, list ? "faults" : "fault script");
@@ -206,5 +203,6 @@ export function loadFaults(
   const faultPos = (faults ?? []).map((_, i) => checked.pos([...base, i, "node"]));
   const errors = checked.problems.map((p) => diag(p, p.message));
   errors.push(...whenProblems(faults ?? [], (i) => checked.pos([...base, i, "when"]), file));
+  errors.push(...pathProblems(faults ?? [], (i) => checked.pos([...base, i, "path"]), file));
   return errors.length ? { errors, faultPos } : { faults: faults ?? [], errors: [], faultPos };
 }

@@ -161,6 +161,8 @@ export interface Plan {
   order: NodeId[];
   /** Sweeps expanded into configuration nodes (absent when the plan has none or is not expanded yet). */
   sweeps?: SweepGroup[];
+  /** Absolute directory of the plan file, when it came from one: argv words name files relative to it. */
+  dir?: string;
 }
 
 export const DEFAULT_SLOTS = { gpu: 1, cpu: 3 } as const;

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Path, Pos } from "./check.ts";
+import { type Path, type Pos, quote } from "./check.ts";
 import { durationMs } from "./resolve.ts";
 import type { PlanFile } from "./types.ts";
 import type { Finding } from "./validate.ts";
@@ -31,7 +31,7 @@ export function validateWorkers(
       if (!(EVALUATE_VARS as readonly string[]).includes(m[1]!)) {
         err(
           pos(["protocol", "evaluate", i]),
-          `unknown placeholder {${m[1]}} in protocol.evaluate (known: ${
+          `unknown placeholder ${quote(`{${m[1]}}`)} in protocol.evaluate (known: ${
             EVALUATE_VARS.map((v) => `{${v}}`).join(" ")
           })`,
         );

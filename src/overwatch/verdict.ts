@@ -5,7 +5,7 @@
  *
  * 1. Nothing is compared without a frozen comparability tuple, a verified baseline with a score, and
  *    tuples on both sides equal to the frozen one.
- * 2. A method is *answered* when it is verified, comparable, and beats the baseline strictly.
+ * 2. A method is *answered* when it is verified, comparable, and beats the baseline by at least ACCEPT_EPS.
  * 3. A method is *withheld* when it is blocked (not comparable, out of lane) or fused for false completion.
  * 4. A method is *negative* when it is verified or plateaued or killed as hung, and its best score does not
  *    beat the baseline. An unverified best that beats the baseline decides nothing.
@@ -20,6 +20,7 @@ import type { Direction, NodeId } from "../graph/types.ts";
 import { tupleOf } from "../gates/comparability.ts";
 import type { Judgement, MethodJudgement, MethodOutcome } from "../model/judgement.ts";
 import type { NodeState, RunState, Tuple } from "../model/state.ts";
+import { ACCEPT_EPS, improves } from "../thresholds.ts";
 import { beats } from "./detectors.ts";
 
 const WITHHELD = new Set(["COMPARABILITY_BLOCK", "SCOPE_VIOLATION"]);
@@ -43,7 +44,8 @@ function judgeMethod(
   const score = comparable && finite(m!.score) ? m!.score : null;
   const best = score ?? ns.best;
   const out = { node: id, status: ns.status, cause: ns.cause, score, best, best_step: ns.bestStep };
-  const beatsBase = best !== null && beats(best, base, dir);
+  // Beating the baseline means by at least ACCEPT_EPS: a difference inside it is not measurable.
+  const beatsBase = best !== null && improves(base, best, ACCEPT_EPS, dir);
   if (score !== null && beatsBase) {
     return { ...out, outcome: "answered", why: "verified and beats the baseline" };
   }

@@ -11,7 +11,7 @@ import type { RunState } from "../model/state.ts";
 import { ancestors, parents } from "../model/topology.ts";
 import { ACCEPT_EPS } from "../thresholds.ts";
 import { bwrapLayout } from "./bwrap.ts";
-import { baseEnv, denoScript, expand, makeScratch, scopeDir, scratchDir } from "./launch.ts";
+import { baseEnv, besidePlan, denoScript, expand, makeScratch, scopeDir, scratchDir } from "./launch.ts";
 
 export interface AcceptanceCommand {
   kind: "builtin" | "evaluator" | "argv";
@@ -30,14 +30,18 @@ export interface AcceptanceCommand {
 export function frozenData(
   state: RunState,
   runDir: string,
+  forNode?: string,
 ): { scope: string; csv: string; split: string | null } | null {
   const f = state.frozen;
-  if (!f) return null;
-  for (const n of state.plan.nodes) {
+  // Before the tuple is frozen, the data set a node stands on is its verified data-role ancestor.
+  const candidates = f
+    ? state.plan.nodes
+    : state.plan.nodes.filter((n) => forNode && ancestors(state, forNode).includes(n.id));
+  for (const n of candidates) {
     const ns = state.nodes[n.id]!;
     const m = ns.manifest;
     if (n.role !== "data" || ns.status !== "verified" || !m) continue;
-    if (m.data_hash !== f.data_hash || m.split_hash !== f.split_hash) continue;
+    if (f && (m.data_hash !== f.data_hash || m.split_hash !== f.split_hash)) continue;
     const scope = scopeDir(runDir, n);
     const split = typeof m.extra?.split === "string" ? `${scope}/${m.extra.split}` : null;
     return { scope, csv: m.artifact ? `${scope}/${m.artifact}` : scope, split };
@@ -110,7 +114,7 @@ export function acceptanceCommand(
   const program = state.mode !== "mock" && (node.worker?.type === "command" || node.worker?.type === "agent");
   const evaluate = state.plan.protocol.evaluate;
   if (head === "@claim" && program && evaluate) {
-    const data = frozenData(state, runDir);
+    const data = frozenData(state, runDir, node.id);
     const vars: Record<string, string> = { scope, node: node.id, data: data?.scope ?? "", artifact: "" };
     let artifact = "";
     try {
@@ -123,7 +127,10 @@ export function acceptanceCommand(
     }
     vars.artifact = artifact;
     const argv = evaluate.map((a) =>
-      a.replace(/\{(artifact|scope|data|node)\}/g, (_, k: string) => vars[k] ?? "")
+      besidePlan(
+        a.replace(/\{(artifact|scope|data|node)\}/g, (_, k: string) => vars[k] ?? ""),
+        state.plan.dir,
+      )
     );
     const shown = ["@claim", ...argv];
     if (!artifact) {

@@ -115,7 +115,21 @@ export function denoScript(
 }
 
 export function expand(arg: string, vars: Record<string, string>): string {
-  return arg.replace(/\{(scope|run|node|nodes)\}/g, (_, k: string) => vars[k] ?? "");
+  return arg.replace(/\{(scope|run|node|nodes|plan|fault_log)\}/g, (_, k: string) => vars[k] ?? "");
+}
+
+/**
+ * An argv word that names a file next to the plan (`train.py`, `lib/eval.py`) as an absolute path: a
+ * program runs in its node's scope, not where the plan is. Flags, absolute paths, placeholders and words
+ * that name no such file are left as they are.
+ */
+export function besidePlan(word: string, dir: string | undefined): string {
+  if (!dir || !word || word.startsWith("/") || word.startsWith("-") || word.includes("{")) return word;
+  try {
+    return Deno.lstatSync(`${dir}/${word}`).isFile ? `${dir}/${word}` : word;
+  } catch {
+    return word;
+  }
 }
 
 export interface LaunchContext {
@@ -322,8 +336,15 @@ export function workerCommand(ctx: LaunchContext, builtins: Record<string, Built
     return agentCommand(ctx, w, scratch);
   }
   const config = workerConfig(ctx);
-  const vars = { scope, run: runDir, node: node.id, nodes: `${runDir}/nodes` };
-  const argv = w.argv.map((a) => expand(a, vars));
+  const vars = {
+    scope,
+    run: runDir,
+    node: node.id,
+    nodes: `${runDir}/nodes`,
+    plan: state.plan.dir ?? "",
+    fault_log: config.faultLog,
+  };
+  const argv = w.argv.map((a) => besidePlan(expand(a, vars), state.plan.dir));
   const env = { ...baseEnv(), ...protocolEnv(ctx, config, scratch), ...(w.env ?? {}) };
   if (!ctx.bwrap) {
     if (!ctx.unsandboxed) {

@@ -23,13 +23,15 @@ export function parseInline(s: string): Inline[] {
   const out: Inline[] = [];
   const re = /\*\*(.+?)\*\*|`([^`]+)`/g;
   let last = 0;
+  // A backslash before ASCII punctuation is an escape (the report escapes text so it cannot forge markup).
+  const text = (v: string) => v.replace(/\\([!-\/:-@[-`{-~])/g, "$1");
   for (const m of s.matchAll(re)) {
-    if (m.index > last) out.push({ t: "text", v: s.slice(last, m.index) });
-    if (m[1] !== undefined) out.push({ t: "strong", v: m[1] });
+    if (m.index > last) out.push({ t: "text", v: text(s.slice(last, m.index)) });
+    if (m[1] !== undefined) out.push({ t: "strong", v: text(m[1]) });
     else out.push({ t: "code", v: m[2]! });
     last = m.index + m[0].length;
   }
-  if (last < s.length) out.push({ t: "text", v: s.slice(last) });
+  if (last < s.length) out.push({ t: "text", v: text(s.slice(last)) });
   return out;
 }
 

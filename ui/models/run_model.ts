@@ -44,6 +44,8 @@ export const RunModel = createModel((id: string) => {
     const es = new EventSource(eventsUrl(id, timeline.lines.at(-1)?.tick ?? -1));
     es.addEventListener("tick", (m) => ingest([JSON.parse((m as MessageEvent<string>).data) as ReplayLine]));
     es.addEventListener("done", () => stopFollowing());
+    // A line too large to broadcast: fetch the replay (lines already known are ignored).
+    es.addEventListener("big", () => void fetchReplay(id).then(ingest).catch(() => {}));
     es.onopen = () => connected.value = true;
     // The browser reconnects by itself and resumes with Last-Event-ID; show the gap meanwhile.
     es.onerror = () => connected.value = false;
