@@ -98,6 +98,8 @@ async function main(): Promise<void> {
     );
   }
   const nonce = mode === "execute" ? null : readNonce();
+  // A standby whose line never came (its executor failed): nothing to do.
+  if (nonce === "") Deno.exit(0);
   const t0 = performance.now();
   const task = JSON.parse(Deno.readTextFileSync(taskPath)) as TaskFile;
   const table = readCsvFile(devPath, { types: task.kinds });

@@ -27,6 +27,10 @@ export interface ChildOutcome {
   /** Metric lines seen (executors), and the last step among them. */
   lines: Record<string, unknown>[];
   wallMs: number;
+  /** Time since its stdin line was written (a standby's working time), else its wall time. */
+  activeMs: number;
+  /** A standby cancelled before it was given its line. */
+  cancelled: boolean;
 }
 
 export interface WatchOptions {
@@ -34,8 +38,11 @@ export interface WatchOptions {
   observeMs: number;
   wallMs: number;
   journal: ProcJournal;
-  /** A first stdin line (the nonce results are signed with). */
-  stdin?: string;
+  /**
+   * A first stdin line (the nonce results are signed with). A promise makes the child a standby: it starts
+   * now and waits on stdin for the line, so its start-up overlaps whatever runs meanwhile; null cancels it.
+   */
+  stdin?: string | Promise<string | null>;
   /** The executor's metrics.jsonl: silence there is a hang. */
   metrics?: string;
   signal?: AbortSignal;
@@ -89,10 +96,23 @@ export async function runChild(cmd: ChildCommand, o: WatchOptions): Promise<Chil
     stderrFile,
   });
   o.journal.log("start", o.label, p);
+  let active = t0;
+  let wake = () => {};
+  let cancelled = false;
   if (o.stdin !== undefined) {
     const w = p.child.stdin.getWriter();
-    await w.write(new TextEncoder().encode(o.stdin + "\n")).catch(() => {});
-    await w.close().catch(() => {});
+    const give = async (line: string | null) => {
+      if (line === null) {
+        cancelled = true;
+        wake();
+      } else {
+        active = performance.now();
+        await w.write(new TextEncoder().encode(line + "\n")).catch(() => {});
+      }
+      await w.close().catch(() => {});
+    };
+    if (typeof o.stdin === "string") await give(o.stdin);
+    else void o.stdin.then(give);
   }
   const metrics = o.metrics ? new JsonlTail(o.metrics) : null;
   const lines: Record<string, unknown>[] = [];
@@ -102,7 +122,7 @@ export async function runChild(cmd: ChildCommand, o: WatchOptions): Promise<Chil
   const pace = Math.max(20, Math.min(o.observeMs, 200));
   while (!p.exited) {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([p.status, new Promise((r) => (timer = setTimeout(r, pace)))]);
+    await Promise.race([p.status, new Promise<void>((r) => (timer = setTimeout(wake = r, pace)))]);
     clearTimeout(timer);
     if (p.exited) break;
     const now = performance.now();
@@ -121,7 +141,7 @@ export async function runChild(cmd: ChildCommand, o: WatchOptions): Promise<Chil
       }
     }
     if (!hung && now - t0 >= o.wallMs) overBudget = { limit_ms: o.wallMs, used_ms: Math.round(now - t0) };
-    if (hung || overBudget || o.signal?.aborted) {
+    if (hung || overBudget || cancelled || o.signal?.aborted) {
       await stopGroup(p, 500);
       break;
     }
@@ -141,6 +161,8 @@ export async function runChild(cmd: ChildCommand, o: WatchOptions): Promise<Chil
     escapes: auditEscapes(cmd.audit, cmd, "deno"),
     lines,
     wallMs: performance.now() - t0,
+    activeMs: performance.now() - active,
+    cancelled,
   };
 }
 

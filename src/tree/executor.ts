@@ -141,6 +141,19 @@ export async function runExecutor(w: ExecutorWorld, s: TreeState, id: string): P
   };
   const auditDir = `${w.runDir}/.arrow/audit/${label}`;
   Deno.mkdirSync(auditDir, { recursive: true });
+  // The recomputation starts now as a standby waiting on stdin: its start-up overlaps the executor, and it
+  // reads the artifact only once told to go (after the executor ended and its claim was checked). Whatever
+  // happens, it is told to go or cancelled below, never left waiting.
+  let go: (line: string | null) => void = () => {};
+  const nonce = crypto.randomUUID();
+  const standby = runChild(
+    childCommand(w.sandbox, "recompute", id, scope, `${auditDir}/recompute.jsonl`),
+    { ...watch, label: `${label}.recompute`, stdin: new Promise<string | null>((r) => (go = r)) },
+  );
+  const cancel = async () => {
+    go(null);
+    await standby;
+  };
   const cmd = childCommand(w.sandbox, "execute", id, scope, `${auditDir}/execute.jsonl`);
   const out = await runChild(cmd, { ...watch, label, metrics: `${scope}/metrics.jsonl` });
   const sign = s.config.direction === "maximize" ? 1 : -1;
@@ -155,24 +168,23 @@ export async function runExecutor(w: ExecutorWorld, s: TreeState, id: string): P
     observed_best: observedBest(out.lines, s.config.metric, sign),
   };
   let childMs = out.wallMs, fitMs = 0;
-  if (out.hung || out.overBudget || out.escapes.length) return { result, childMs, fitMs };
   const { claim, error, fitMs: claimedFitMs } = readClaim(scope, id);
   fitMs += claimedFitMs;
-  if (out.exit === 3) {
+  if (out.exit === 3 && !out.hung && !out.overBudget) {
     result.lesson = error ?? out.stderrTail.at(-1) ?? "its code failed without a message";
+  }
+  if (out.exit === 0) {
+    result.claim = claim;
+    result.artifact_changed = artifactHash(scope, n.artifact.steps) !== before;
+  }
+  const accepted = out.exit === 0 && !out.escapes.length && claim?.score != null && !result.artifact_changed;
+  if (!accepted || w.signal?.aborted) {
+    await cancel();
     return { result, childMs, fitMs };
   }
-  result.claim = claim;
-  result.artifact_changed = artifactHash(scope, n.artifact.steps) !== before;
-  if (out.exit !== 0 || !claim || claim.score === null || result.artifact_changed) {
-    return { result, childMs, fitMs };
-  }
-  const nonce = crypto.randomUUID();
-  const rec = await runChild(
-    childCommand(w.sandbox, "recompute", id, scope, `${auditDir}/recompute.jsonl`),
-    { ...watch, label: `${label}.recompute`, stdin: nonce },
-  );
-  childMs += rec.wallMs;
+  go(nonce);
+  const rec = await standby;
+  childMs += rec.activeMs;
   const { task } = w.data;
   const line = signedLine(rec.stdout, nonce);
   const folds = task.splits.folds.map((f) => f.valid);

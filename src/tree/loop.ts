@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { cpuUsage } from "node:process";
 import type { Incident } from "../model/state.ts";
 import type { ProcJournal } from "../runtime/proc_journal.ts";
 import { TreeBlackBox } from "./blackbox.ts";
@@ -91,30 +92,27 @@ async function perform(w: TreeWorld, s: TreeState, a: TreeAction): Promise<Perfo
       };
     }
     case "final": {
-      const scores: { node: string; score: number | null }[] = [];
-      const problems: string[] = [];
-      let childMs = 0, fitMs = 0;
-      for (const node of a.nodes) {
-        const g = await w.gate.test(s, node);
-        scores.push({ node, score: g.score });
-        if (g.problem) problems.push(`${node}: ${g.problem}`);
-        childMs += g.childMs;
-        fitMs += g.fitMs;
-      }
+      // The starting and the best artifact are scored side by side, each once.
+      const runs = await pool(a.nodes, s.config.executors, (node) => w.gate.test(s, node));
+      const scores = runs.map((g, i) => ({ node: a.nodes[i]!, score: g.score }));
+      const problems = runs.flatMap((g, i) => (g.problem ? [`${a.nodes[i]}: ${g.problem}`] : []));
       return {
         event: { e: "verdict", scores, problem: problems.length ? problems.join("; ") : null },
-        childMs,
-        fitMs,
+        childMs: Math.max(0, ...runs.map((g) => g.childMs)),
+        fitMs: runs.reduce((t, g) => t + g.fitMs, 0),
       };
     }
   }
 }
+
+const cpuMs = (c: { user: number; system: number }) => (c.user + c.system) / 1000;
 
 /** Drives the loop from `state` until it is done or `signal` aborts; returns the last persisted state. */
 export async function drive(w: TreeWorld, start: TreeState): Promise<TreeState> {
   let state = start;
   while (state.pending && !w.signal?.aborted) {
     const t0 = performance.now();
+    const cpu0 = cpuUsage();
     const done = await perform(w, state, state.pending);
     // Children stopped by an interrupt did not fail: their outcome is not evidence, so nothing is committed.
     if (w.signal?.aborted) break;
@@ -130,6 +128,7 @@ export async function drive(w: TreeWorld, start: TreeState): Promise<TreeState> 
       child_ms: done.childMs,
       fit_ms: done.fitMs,
       overhead_ms: wall - Math.min(done.childMs, t1 - t0),
+      cpu_ms: cpuMs(cpuUsage(cpu0)),
     });
     state = out.state;
     w.onStep?.(state, done.event, out.incidents);
