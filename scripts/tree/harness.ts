@@ -19,18 +19,19 @@
  * @module
  */
 import {
+  allRows,
   type ColumnKind,
   fitPipeline,
+  makeTarget,
   type MetricName,
   type PipelineSpec,
   predictPipeline,
   readCsvFile,
   score,
   splitsFromJson,
+  type Task,
   TransformError,
 } from "../../src/tabular/mod.ts";
-import { makeTarget, type Task } from "../../src/tabular/target.ts";
-import { allRows } from "../../src/tabular/table.ts";
 import { chain, loadSteps, parseArtifact } from "./compose.ts";
 
 type Mode = "execute" | "recompute" | "predict";

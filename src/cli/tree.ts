@@ -145,8 +145,8 @@ function describe(s: TreeState, ev: TreeEvent, incidents: Incident[]): string[] 
       return [
         ...ev.results.map((r) => {
           const n = s.nodes[r.node]!;
-          const what = n.insight?.outcome ?? n.status;
-          return `  ${n.id} ${n.status}: dev ${f4(n.dev?.mean)} (${what}) ${
+          const what = n.insight ? ` (${n.insight.outcome})` : "";
+          return `  ${n.id} ${n.status}: dev ${f4(n.dev?.mean)}${what} ${
             printable(n.hypothesis?.text ?? "the starting artifact", { max: 100 })
           }`;
         }),

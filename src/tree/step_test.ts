@@ -183,3 +183,20 @@ Deno.test("step() ends with the final test and a verdict once the cycles are spe
   equal(s.pending, null);
   equal(s.history.length, 2);
 });
+
+Deno.test("step() fuses an executor past its wall budget (BUDGET_TRIP), and the narration says so", () => {
+  const slow = {
+    ...ok("n1", folds(0.8)),
+    exit: null,
+    signal: "SIGTERM",
+    over_budget: { limit_ms: 2000, used_ms: 2100 },
+  };
+  const { state, incidents } = run(fakeStart(), [...opening(), {
+    e: "executed",
+    results: [slow, ok("n2", folds(0.8))],
+  }]);
+  equal(incidents[0]!.type, "BUDGET_TRIP");
+  equal(incidents[0]!.ladder, "fuse");
+  equal(state.nodes.n1!.status, "failed-informative");
+  truthy(state.nodes.n1!.lesson?.includes("wall budget"));
+});
