@@ -56,6 +56,7 @@ interface One {
   wallPerCycleMs: number;
   overheadPerCycleMs: number;
   cpuPerCycleMs: number;
+  loopPerCycleMs: number;
 }
 
 const meanStd = (xs: number[]) => {
@@ -104,6 +105,7 @@ async function once(
   const inCycles = timings.filter((t) => t.kind === "proposed" || (t.seq > 2 && t.kind !== "verdict"));
   const overhead = inCycles.reduce((a, t) => a + t.overhead_ms, 0);
   const cpu = inCycles.reduce((a, t) => a + t.cpu_ms, 0);
+  const loop = inCycles.reduce((a, t) => a + t.loop_ms, 0);
   const cycleWall = inCycles.reduce((a, t) => a + t.wall_ms, 0);
   const r: One = {
     dataset,
@@ -121,6 +123,7 @@ async function once(
     wallPerCycleMs: cycleWall / cycles,
     overheadPerCycleMs: overhead / cycles,
     cpuPerCycleMs: cpu / cycles,
+    loopPerCycleMs: loop / cycles,
   };
   console.error(
     `${dataset} ${method} seed ${seed}: held-out ${r.heldoutGain.toFixed(4)}, test ${
@@ -226,8 +229,8 @@ if (import.meta.main) {
       }; gains over the starting artifact ` +
       `(positive = better), mean ± std over seeds.`,
       "",
-      "| dataset | method | held-out gain | final-test gain | dev gain | admitted | failed nodes | wall / cycle | overhead / cycle | arrow CPU / cycle |",
-      "|---|---|---|---|---|---|---|---|---|---|",
+      "| dataset | method | held-out gain | final-test gain | dev gain | admitted | failed nodes | wall / cycle | overhead / cycle | loop / cycle | arrow CPU / cycle |",
+      "|---|---|---|---|---|---|---|---|---|---|---|",
     ];
     for (const d of datasets) {
       for (const m of methods) {
@@ -241,12 +244,15 @@ if (import.meta.main) {
             } | ` +
             `${(meanStd(rs.map((r) => r.wallPerCycleMs)).m / 1000).toFixed(2)} s | ${
               meanStd(rs.map((r) => r.overheadPerCycleMs)).m.toFixed(1)
-            } ms | ${meanStd(rs.map((r) => r.cpuPerCycleMs)).m.toFixed(1)} ms |`,
+            } ms | ${meanStd(rs.map((r) => r.loopPerCycleMs)).m.toFixed(1)} ms | ${
+              meanStd(rs.map((r) => r.cpuPerCycleMs)).m.toFixed(1)
+            } ms |`,
         );
       }
     }
     const overheads = results.map((r) => r.overheadPerCycleMs).sort((a, b) => a - b);
     const cpus = results.map((r) => r.cpuPerCycleMs).sort((a, b) => a - b);
+    const loops = results.map((r) => r.loopPerCycleMs).sort((a, b) => a - b);
     lines.push(
       "",
       `Coordinator overhead per cycle (excluding every child's wall time): median ${
@@ -254,7 +260,13 @@ if (import.meta.main) {
       } ms, ` +
         `max ${overheads.at(-1)!.toFixed(1)} ms (goal ≤ 50 ms); arrow's own CPU time per cycle: median ${
           cpus[Math.floor(cpus.length / 2)]!.toFixed(1)
-        } ms, max ${cpus.at(-1)!.toFixed(1)} ms.`,
+        } ms, max ${
+          cpus.at(-1)!.toFixed(1)
+        } ms. The loop alone (ideation, step function, SQLite, projections): ` +
+        `median ${loops[Math.floor(loops.length / 2)]!.toFixed(1)} ms, max ${
+          loops.at(-1)!.toFixed(1)
+        } ms per cycle; ` +
+        `the rest of the overhead is starting, watching and reading sandboxed children.`,
       `One sandboxed child beyond its fitting (start, load, read, print; mean of 5): Deno permissions ${
         (deno.wallMs - deno.fitMs).toFixed(0)
       } ms` +

@@ -129,6 +129,7 @@ export async function drive(w: TreeWorld, start: TreeState): Promise<TreeState> 
       fit_ms: done.fitMs,
       overhead_ms: wall - Math.min(done.childMs, t1 - t0),
       cpu_ms: cpuMs(cpuUsage(cpu0)),
+      loop_ms: wall - (t1 - t0) + (done.event.e === "proposed" ? t1 - t0 : 0),
     });
     state = out.state;
     w.onStep?.(state, done.event, out.incidents);

@@ -12,7 +12,7 @@
  * | `snapshot(id = 1, seq, body)` | the state after event `seq` (what a resume starts from) |
  * | `nodes(id, parent, status, cycle, family, dev, heldout, test, body)` | each node as last written, for queries |
  * | `incidents(seq, n, type, node, body)` | every incident, by the step that raised it |
- * | `timings(seq, kind, wall_ms, child_ms, fit_ms, overhead_ms, cpu_ms)` | wall-clock facts, never part of a decision (`overhead_ms`: the step's wall time minus its children's; `cpu_ms`: arrow's own CPU time in it) |
+ * | `timings(seq, kind, wall_ms, child_ms, fit_ms, overhead_ms, cpu_ms, loop_ms)` | wall-clock facts, never part of a decision (`overhead_ms`: the step's wall time minus its children's; `cpu_ms`: arrow's own CPU time in it; `loop_ms`: ideation, the step function and persisting it) |
  *
  * @module
  */
@@ -35,7 +35,7 @@ CREATE TABLE IF NOT EXISTS incidents (
   PRIMARY KEY (seq, n));
 CREATE TABLE IF NOT EXISTS timings (
   seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, wall_ms REAL NOT NULL, child_ms REAL NOT NULL,
-  fit_ms REAL NOT NULL, overhead_ms REAL NOT NULL, cpu_ms REAL NOT NULL);
+  fit_ms REAL NOT NULL, overhead_ms REAL NOT NULL, cpu_ms REAL NOT NULL, loop_ms REAL NOT NULL);
 `;
 
 export interface Timing {
@@ -46,6 +46,7 @@ export interface Timing {
   fit_ms: number;
   overhead_ms: number;
   cpu_ms: number;
+  loop_ms: number;
 }
 
 export class TreeStore {
@@ -142,8 +143,8 @@ export class TreeStore {
 
   timing(t: Timing): void {
     this.#db.prepare(
-      "INSERT OR REPLACE INTO timings (seq, kind, wall_ms, child_ms, fit_ms, overhead_ms, cpu_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
-    ).run(t.seq, t.kind, t.wall_ms, t.child_ms, t.fit_ms, t.overhead_ms, t.cpu_ms);
+      "INSERT OR REPLACE INTO timings (seq, kind, wall_ms, child_ms, fit_ms, overhead_ms, cpu_ms, loop_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    ).run(t.seq, t.kind, t.wall_ms, t.child_ms, t.fit_ms, t.overhead_ms, t.cpu_ms, t.loop_ms);
   }
 
   events(): TreeEvent[] {

@@ -28,6 +28,7 @@ Deno.test("TreeStore keeps each step's event, state, nodes and incidents, and gi
       fit_ms: 5,
       overhead_ms: 2,
       cpu_ms: 1,
+      loop_ms: 1,
     });
     store.close();
 
