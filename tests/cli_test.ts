@@ -58,11 +58,11 @@ Deno.test("arrow run names the built-in scenarios when given an unknown one", as
   match(r.stderr, /green, hung, oscillation, plateau/);
 });
 
-Deno.test("arrow scenarios lists the 11 built-ins with a description and verdict each", async () => {
+Deno.test("arrow scenarios lists the 12 built-ins with a description and verdict each", async () => {
   const r = await arrow(["scenarios"]);
   equal(r.code, 0);
   const lines = r.stdout.trim().split("\n");
-  equal(lines.length, 11);
+  equal(lines.length, 12);
   for (const l of lines) {
     match(l, /^[a-z_]+\s+\S.* → (RESEARCH ANSWERED|NEGATIVE RESULT|RESULT WITHHELD|NO VERDICT)$/);
   }

@@ -6,6 +6,7 @@
  */
 import type { Pos } from "../graph/check.ts";
 import { formatDiagnostic, loadPlan } from "../graph/load.ts";
+import { expandSweeps } from "../graph/sweep_expand.ts";
 import { checkFaults, type Fault, loadFaults, loadScenario, type ScenarioFile } from "../graph/scenario.ts";
 import type { Plan } from "../graph/types.ts";
 import { PLANS, SCENARIOS } from "../scenarios.gen.ts";
@@ -57,7 +58,7 @@ export function resolveBuiltin(name: string): Resolved {
   if (planText === undefined) fail(`${file}: unknown built-in plan "${sc.scenario.plan}"`, []);
   const { plan, warnings } = planFrom(planText, `scenarios/plans/${sc.scenario.plan}.yaml`);
   const faults = sc.scenario.faults ?? [];
-  const bad = checkFaults(plan, faults, sc.faultPos, file);
+  const bad = checkFaults(expandSweeps(plan), faults, sc.faultPos, file);
   if (bad.length) fail(`${file} aims faults at unknown nodes:`, bad.map(formatDiagnostic));
   return {
     name,
@@ -85,7 +86,7 @@ export function resolvePlanFile(path: string, faultsPath?: string): Resolved {
   if (faultsPath) {
     const r = loadFaults(readInput(faultsPath, "fault script"), faultsPath);
     if (!r.faults) fail(`${faultsPath} is not a valid fault script:`, r.errors.map(formatDiagnostic));
-    const bad = checkFaults(plan, r.faults, r.faultPos, faultsPath);
+    const bad = checkFaults(expandSweeps(plan), r.faults, r.faultPos, faultsPath);
     if (bad.length) fail(`${faultsPath} aims faults at unknown nodes:`, bad.map(formatDiagnostic));
     faults = r.faults;
     faultPos = r.faultPos;

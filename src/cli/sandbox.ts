@@ -8,6 +8,7 @@
  */
 import { formatDiagnostic } from "../graph/load.ts";
 import { faultProblems } from "../graph/fault_support.ts";
+import { expandSweeps } from "../graph/sweep_expand.ts";
 import type { Fault } from "../graph/scenario.ts";
 import type { Mode } from "../model/state.ts";
 import { type BuiltinWorker, selfExec } from "../runtime/launch.ts";
@@ -127,7 +128,7 @@ export async function sandboxSetup(
     if (res.real?.faults) [faults, pos] = [res.real.faults, res.realFaultPos];
   }
   const supported = Object.fromEntries(Object.entries(builtins).map(([k, b]) => [k, b.faults ?? []]));
-  const bad = faultProblems(res.plan, faults, pos, res.faultFile, mode, supported);
+  const bad = faultProblems(expandSweeps(res.plan), faults, pos, res.faultFile, mode, supported);
   if (bad.length) {
     throw new InputError(
       `arrow run: ${res.faultFile} aims faults where they cannot take effect:`,

@@ -9,7 +9,7 @@ import type { Action } from "../model/actions.ts";
 import type { Event } from "../model/events.ts";
 import type { Observations } from "../model/observe.ts";
 import type { RunState } from "../model/state.ts";
-import { Tx } from "../model/tx.ts";
+import { openCopy, Tx } from "../model/tx.ts";
 import * as sup from "../overwatch/supervisor.ts";
 import { admit, quiescent } from "./admit.ts";
 import { decide } from "./decide.ts";
@@ -29,7 +29,7 @@ export function step(state: RunState, obs: Observations): StepResult {
       `Cannot step: observations are for tick ${obs.tick}, state is at tick ${state.tick}`,
     );
   }
-  const tx = new Tx(structuredClone(state), obs.tick);
+  const tx = new Tx(openCopy(state), obs.tick);
   tx.state.tick = obs.tick;
   decide(tx, obs);
   free(tx);
@@ -42,7 +42,7 @@ export function step(state: RunState, obs: Observations): StepResult {
 
 /** Fuses every running node (the run hit its tick limit) and concludes. */
 export function exhaust(state: RunState, limit: number): StepResult {
-  const tx = new Tx(structuredClone(state), state.tick + 1);
+  const tx = new Tx(openCopy(state), state.tick + 1);
   tx.state.tick = tx.tick;
   for (const id of tx.state.plan.order) {
     if (tx.state.nodes[id]!.status === "running") {

@@ -21,6 +21,7 @@ import { tupleOf } from "../gates/comparability.ts";
 import type { Judgement, MethodJudgement, MethodOutcome } from "../model/judgement.ts";
 import type { NodeState, RunState, Tuple } from "../model/state.ts";
 import { ACCEPT_EPS, improves } from "../thresholds.ts";
+import { nodeOf } from "../model/topology.ts";
 import { beats } from "./detectors.ts";
 
 const WITHHELD = new Set(["COMPARABILITY_BLOCK", "SCOPE_VIOLATION"]);
@@ -97,7 +98,7 @@ export function judge(state: RunState): Judgement {
   if (!sameTuple(tupleOf(bs!.manifest!), frozen)) {
     return none(`baseline ${baseline.id}'s tuple differs from the frozen one`);
   }
-  const methods = plan.order.filter((id) => plan.nodes.find((n) => n.id === id)!.role === "train")
+  const methods = plan.order.filter((id) => nodeOf(plan, id).role === "train")
     .filter((id) => state.nodes[id]!.spawned)
     .map((id) => judgeMethod(id, state.nodes[id]!, frozen, baseScore, dir));
   const detail = { ...head, baseline_score: baseScore, methods };

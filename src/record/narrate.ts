@@ -56,6 +56,10 @@ export function narrate(i: Incident): string {
     }
     case "SUPERSEDED_KILL": {
       const e = i.evidence as EvidenceMap["SUPERSEDED_KILL"];
+      if (e.rung !== undefined) {
+        return `${i.node} cut by successive halving at rung ${e.rung} of ${e.sweep} (rank ${e.rank} of ${e.reached}, ` +
+          `top ${e.keep} stay) — killed at ${e.ckpt}, gpu freed`;
+      }
       return e.started
         ? `${i.node} superseded (question answered by ${e.answered_by}) — killed at ${e.ckpt}, gpu freed`
         : `${i.node} superseded before it started (question answered by ${e.answered_by}) — never admitted`;

@@ -29,6 +29,7 @@ import { bestMetric, firedFaults, newCheckpoints, RequestTail, tailLines, UsageT
 import { spawn, type Spawned, stopGroup } from "./proc.ts";
 import { ProcJournal } from "./proc_journal.ts";
 import { listFiles, moveContentsAside, moveLaterCkpts } from "./scope_files.ts";
+import { GuardSchedule } from "./guard_schedule.ts";
 import { ScopeRecord } from "./scope_record.ts";
 import { JsonlTail, metricPoints } from "./tail.ts";
 import { sweepOrphans } from "./orphans.ts";
@@ -81,6 +82,7 @@ export class World {
   #ackTimeout: number;
   #dirs = new Set<string>();
   #requests: RequestTail | null = null;
+  #guard: GuardSchedule;
 
   constructor(opts: WorldOptions) {
     this.runDir = opts.runDir;
@@ -95,6 +97,7 @@ export class World {
       Deno.mkdirSync(`${this.runDir}/${d}`, { recursive: true });
     }
     this.scopes = new ScopeRecord(this.runDir, this.fingerprints, (n) => this.scope(n));
+    this.#guard = new GuardSchedule(`${this.runDir}/nodes`);
     this.procs = new ProcJournal(this.runDir);
   }
 
@@ -191,9 +194,11 @@ export class World {
       };
     }));
     this.scans.clear();
+    const idle = state.plan.order.filter((id) => state.nodes[id]!.spawned && state.nodes[id]!.status !== "running");
+    const scan = new Set([...running, ...this.#guard.pick(idle, (id) => nodeOf(state.plan, id).scope)]);
     for (const n of state.plan.nodes) {
       const ns = state.nodes[n.id]!;
-      if (!ns.spawned) continue;
+      if (!ns.spawned || !scan.has(n.id)) continue;
       const print = this.fingerprints.scan(this.scope(n));
       this.scans.set(n.id, print);
       if (ns.status === "running") {
@@ -476,6 +481,7 @@ export class World {
 
   /** Stops every worker. */
   async shutdown(): Promise<void> {
+    this.#guard.close();
     const standbys = [...this.standbys.values()];
     this.standbys.clear();
     await Promise.all([

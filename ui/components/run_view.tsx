@@ -14,6 +14,7 @@ import { GraphView } from "./graph_view.tsx";
 import { IncidentList } from "./incident_list.tsx";
 import { Legend } from "./legend.tsx";
 import { MetricsChart } from "./metrics_chart.tsx";
+import { SweepChart } from "./sweep_chart.tsx";
 import { NarrationBar } from "./narration_bar.tsx";
 import { PlayerBar } from "./player_bar.tsx";
 import { ReportView } from "./report_view.tsx";
@@ -60,6 +61,11 @@ export function RunView(
         <span class={`verdict${verdict ? " final" : ""}`} data-verdict={verdict ?? ""}>
           {verdict ?? "no verdict yet"}
         </span>
+        {run.summary.value?.mode === "tree" && (
+          <a class="tree-link" href={`/?run=${encodeURIComponent(run.summary.value.id)}&view=tree`}>
+            tree view
+          </a>
+        )}
       </header>
       {state && <p class="question">{state.plan.question}</p>}
       {!stage && narration}
@@ -76,6 +82,7 @@ export function RunView(
       <section class="metrics-panel" aria-label="Metric curves">
         <h2>Metric curves</h2>
         <MetricsChart view={view} />
+        <SweepChart view={view} />
       </section>
       <section class="report-panel" aria-label="Anytime report">
         <h2>Anytime report</h2>
