@@ -39,8 +39,8 @@ features, group statistics, dropping a column, model capacity — or an LLM's ow
 sandboxed executor (a Deno child that can read only its dev rows and its scope and write only its scope;
 under bubblewrap the rest of the data is not even there), recompute its claimed dev score from its artifact,
 distil an insight (helped / hurt / neutral / failed, dev delta ± std over folds) and pass it up the tree, and
-send the best newcomer to the merge gate: admitted only if its held-out score beats the incumbent's by
-ACCEPT_EPS (0.003). Failing code becomes a failed-informative node with its lesson. Everything is persisted
+send the best newcomer to the merge gate when it beats the incumbent on the same folds beyond noise: admitted
+only if its held-out score beats the incumbent's by ACCEPT_EPS (0.003). Failing code becomes a failed-informative node with its lesson. Everything is persisted
 in SQLite every step: after a crash, --resume continues with nothing lost.
 
 Options:

@@ -46,6 +46,8 @@ export interface WatchOptions {
   /** The executor's metrics.jsonl: silence there is a hang. */
   metrics?: string;
   signal?: AbortSignal;
+  /** A standby's budget once given its line (the caller may set it until then). */
+  activeLimit?: { ms: number };
   logDir: string;
 }
 
@@ -141,6 +143,10 @@ export async function runChild(cmd: ChildCommand, o: WatchOptions): Promise<Chil
       }
     }
     if (!hung && now - t0 >= o.wallMs) overBudget = { limit_ms: o.wallMs, used_ms: Math.round(now - t0) };
+    const limit = o.activeLimit?.ms;
+    if (!hung && !overBudget && limit !== undefined && active > t0 && now - active >= limit) {
+      overBudget = { limit_ms: limit, used_ms: Math.round(now - active) };
+    }
     if (hung || overBudget || cancelled || o.signal?.aborted) {
       await stopGroup(p, 500);
       break;

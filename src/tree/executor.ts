@@ -35,6 +35,9 @@ export interface ExecRun {
 /** The artifact format the harness reads (scripts/tree/compose.ts; a test keeps the two equal). */
 export const ARTIFACT_FORMAT = "arrow-tree-artifact/1";
 
+/** The least time a recomputation is given, however quick its executor was. */
+const RECOMPUTE_FLOOR_MS = 60_000;
+
 const dec = new TextDecoder();
 const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
 
@@ -145,10 +148,17 @@ export async function runExecutor(w: ExecutorWorld, s: TreeState, id: string): P
   // reads the artifact only once told to go (after the executor ended and its claim was checked). Whatever
   // happens, it is told to go or cancelled below, never left waiting.
   let go: (line: string | null) => void = () => {};
+  // The recomputation does the executor's work again: it may take a few times as long, not a wall budget.
+  const activeLimit = { ms: s.config.wallMs };
   const nonce = crypto.randomUUID();
   const standby = runChild(
     childCommand(w.sandbox, "recompute", id, scope, `${auditDir}/recompute.jsonl`),
-    { ...watch, label: `${label}.recompute`, stdin: new Promise<string | null>((r) => (go = r)) },
+    {
+      ...watch,
+      label: `${label}.recompute`,
+      stdin: new Promise<string | null>((r) => (go = r)),
+      activeLimit,
+    },
   );
   const cancel = async () => {
     go(null);
@@ -182,6 +192,7 @@ export async function runExecutor(w: ExecutorWorld, s: TreeState, id: string): P
     await cancel();
     return { result, childMs, fitMs };
   }
+  activeLimit.ms = Math.min(s.config.wallMs, Math.max(RECOMPUTE_FLOOR_MS, 3 * out.wallMs));
   go(nonce);
   const rec = await standby;
   childMs += rec.activeMs;
@@ -192,7 +203,11 @@ export async function runExecutor(w: ExecutorWorld, s: TreeState, id: string): P
   if (line.ok) fitMs += Number(/"fit_ms":\s*([0-9.eE+-]+)/.exec(line.text.slice(-200))?.[1] ?? 0) || 0;
   if (rec.escapes.length) result.escapes = rec.escapes;
   else if (rec.exit !== 0 || !scored.ok) {
-    const problem = !scored.ok ? scored.problem : `the recomputation exited with ${rec.exit ?? rec.signal}`;
+    const problem = rec.overBudget
+      ? `the recomputation ran past ${rec.overBudget.limit_ms / 1000} s (three times the executor's time)`
+      : !scored.ok
+      ? scored.problem
+      : `the recomputation exited with ${rec.exit ?? rec.signal}`;
     result.recomputed = { problem, exit: rec.exit, stderr_tail: rec.stderrTail };
   } else result.recomputed = { folds: scored.value };
   return { result, childMs, fitMs };

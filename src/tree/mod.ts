@@ -24,7 +24,7 @@
  *    BUDGET_TRIP, FALSE_COMPLETION with typed evidence; failing code is a lesson); `insight.ts` compares
  *    each measured node with its parent fold by fold (helped / hurt / neutral / failed, why, a sentence);
  *    visits, dev gains and outcome tallies move up to every ancestor.
- * 6. **decide** — the best new node that beats the incumbent on dev by ACCEPT_EPS goes to the merge gate
+ * 6. **decide** — the best new node that beats the incumbent on dev beyond noise goes to the merge gate
  *    (`gate.ts`, the only reader of held-out labels, queries counted and capped); it is admitted when its
  *    held-out score beats the incumbent's by ACCEPT_EPS. After the last cycle the final test scores the
  *    starting and the admitted artifact once each, and the run has its verdict.

@@ -9,16 +9,25 @@
  * 4. **dispatch** — `pending = execute`: the new nodes go to executors;
  * 5. **backpropagate** — `executed`: the overwatch judges each executor (overwatch.ts); evaluated nodes get
  *    their insight against their parent, and visits, dev gains and outcome tallies move up the tree;
- * 6. **decide** — the best new node that beats the incumbent on dev by ACCEPT_EPS goes to the merge gate
- *    (`gated`), which admits it when its held-out score beats the incumbent's by ACCEPT_EPS; then the next
- *    cycle, or the final test once the cycles are spent (`verdict`).
+ * 6. **decide** — the best new node goes to the merge gate (`gated`) when it beats the incumbent on the same
+ *    dev folds beyond noise (by ACCEPT_EPS and one standard error of the paired fold deltas); the gate
+ *    admits it when its held-out score beats the incumbent's by ACCEPT_EPS; then the next cycle, or the
+ *    final test once the cycles are spent (`verdict`).
  *
  * @module
  */
 import type { Incident } from "../model/state.ts";
 import { subSeed } from "../tabular/prng.ts";
 import { ACCEPT_EPS, improves } from "../thresholds.ts";
-import { addToTally, failedInsight, insightOf, meanStd, summarizeTally } from "./insight.ts";
+import {
+  addToTally,
+  classify,
+  failedInsight,
+  insightOf,
+  meanStd,
+  pairedDelta,
+  summarizeTally,
+} from "./insight.ts";
 import { judge } from "./overwatch.ts";
 import { chooseParent, devGain, signOf } from "./select.ts";
 import type {
@@ -264,7 +273,9 @@ function onExecuted(s: TreeState, ev: Extract<TreeEvent, { e: "executed" }>, inc
     n.cycle === s.cycle && n.status === "evaluated"
   );
   const best = fresh.reduce<TreeNode | null>((b, n) => (!b || devGain(s, n) > devGain(s, b) ? n : b), null);
-  if (best && inc.dev && improves(inc.dev.mean, best.dev!.mean, ACCEPT_EPS, dir)) {
+  if (
+    best && inc.dev && improves(inc.dev.mean, best.dev!.mean, ACCEPT_EPS, dir) && beyondNoise(s, best, inc)
+  ) {
     if (s.heldout.used < s.heldout.budget) {
       s.pending = { a: "gate", node: best.id };
       return;
@@ -272,6 +283,12 @@ function onExecuted(s: TreeState, ev: Extract<TreeEvent, { e: "executed" }>, inc
     best.gate = "skipped: budget";
   }
   endCycle(s);
+}
+
+/** The candidate beats the incumbent on the same dev folds by ACCEPT_EPS and one standard error (the
+ * "helped" rule of insight.ts), so a held-out query is not spent on fold noise. */
+function beyondNoise(s: TreeState, n: TreeNode, inc: TreeNode): boolean {
+  return classify(pairedDelta(n.dev!, inc.dev!, signOf(s))) === "helped";
 }
 
 function onGated(s: TreeState, ev: Extract<TreeEvent, { e: "gated" }>, incidents: Incident[]): void {

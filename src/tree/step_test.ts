@@ -200,3 +200,16 @@ Deno.test("step() fuses an executor past its wall budget (BUDGET_TRIP), and the 
   equal(state.nodes.n1!.status, "failed-informative");
   truthy(state.nodes.n1!.lesson?.includes("wall budget"));
 });
+
+Deno.test("step() keeps a dev gain within fold noise away from the merge gate", () => {
+  const root = folds(0.8);
+  const noisy = root.map((x, i) => x + [0.05, -0.04, 0.05, -0.04, 0][i]!);
+  const { state } = run(fakeStart(), [
+    ...opening(),
+    { e: "executed", results: [ok("n1", noisy), ok("n2", folds(0.8))] },
+  ]);
+  truthy(state.nodes.n1!.dev!.mean - state.nodes.n0!.dev!.mean >= ACCEPT_EPS);
+  equal(state.nodes.n1!.insight?.outcome, "neutral");
+  equal(state.pending?.a, "ideate");
+  equal(state.heldout.used, 1);
+});
