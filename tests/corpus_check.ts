@@ -26,11 +26,17 @@ export const CORPUS_MAX_TICKS = 1000;
 
 export async function runCase(c: Case): Promise<CaseRun> {
   const dir = await Deno.makeTempDir({ prefix: `arrow-corpus-${c.name}-` });
-  const state = await startRun(prepare(c.resolved.plan, c.resolved.faults, c.name, "mock"), {
-    runDir: dir,
-    tickMs: 0,
-    maxTicks: CORPUS_MAX_TICKS,
-  });
+  let state: RunState;
+  try {
+    state = await startRun(prepare(c.resolved.plan, c.resolved.faults, c.name, "mock"), {
+      runDir: dir,
+      tickMs: 0,
+      maxTicks: CORPUS_MAX_TICKS,
+    });
+  } catch (e) {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+    throw e;
+  }
   const read = (p: string) => Deno.readTextFileSync(`${dir}/${p}`);
   const box = { incidents: read("incidents.jsonl"), replay: read("replay.jsonl"), state: read("state.json") };
   const verdictEvent = parseReplay(box.replay).lines.flatMap((l) => l.events).findLast((e) =>

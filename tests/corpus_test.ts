@@ -70,28 +70,34 @@ Deno.test("corpus: every case meets the expectations derived from the rules; rep
   const problems = new Map<string, string[]>();
   const note = (c: Case, p: string[]) => problems.set(c.name, [...(problems.get(c.name) ?? []), ...p]);
   const t0 = performance.now();
-  const boxes = await pool(jobs, PARALLEL, async ({ c, again }) => {
-    const r = await runCase(c);
-    if (!again) {
-      first.set(c.name, r);
-      note(c, mismatches(c, r));
-    }
-    return { name: c.name, again, box: r.box, dir: r.dir };
-  });
-  for (const b of boxes.filter((x) => x.again)) {
-    const a = first.get(b.name)!;
-    for (const k of ["incidents", "replay", "state"] as const) {
-      if (a.box[k] !== b.box[k]) {
-        note(cases.find((c) => c.name === b.name)!, [`repeat: ${k} differs between two runs`]);
+  const runs = await pool(jobs, PARALLEL, async ({ c, again }) => {
+    try {
+      const r = await runCase(c);
+      if (!again) {
+        first.set(c.name, r);
+        note(c, mismatches(c, r));
       }
+      return { c, again, run: r };
+    } catch (e) {
+      note(c, [`the run failed: ${(e as Error).stack ?? e}`]);
+      return { c, again, run: null };
+    }
+  });
+  for (const { c, run } of runs.filter((x) => x.again)) {
+    const a = first.get(c.name);
+    for (const k of ["incidents", "replay", "state"] as const) {
+      if (a && run && a.box[k] !== run.box[k]) note(c, [`repeat: ${k} differs between two runs`]);
     }
   }
   const secs = ((performance.now() - t0) / 1000).toFixed(1);
   console.log(
     `corpus: ${cases.length} cases (${twice.size} run twice: ${[...twice].join(", ") || "none"}) in ${secs}s`,
   );
-  if (env("ARROW_CORPUS_KEEP") === "1") { for (const b of boxes) console.log(`  ${b.name}: ${b.dir}`); }
-  else for (const b of boxes) await Deno.remove(b.dir, { recursive: true });
+  for (const { c, run } of runs) {
+    if (!run) continue;
+    if (env("ARROW_CORPUS_KEEP") === "1") console.log(`  ${c.name}: ${run.dir}`);
+    else await Deno.remove(run.dir, { recursive: true });
+  }
   const failing = [...problems].filter(([, p]) => p.length);
   const lines = failing.map(([name, p]) =>
     `${name}${known.has(name) ? " (known, see KNOWN_FAILURES.md)" : " (NEW)"}:\n    ${p.join("\n    ")}`
