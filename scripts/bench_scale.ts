@@ -63,16 +63,25 @@ async function longRun(): Promise<void> {
     question: "scale: one long node, 10,000 stages, a checkpoint every 10",
     protocol: { version: "p1", metric: "dev", direction: "maximize", target: 0.1 },
     nodes: [
+      { id: "P", kind: "fast", role: "protocol" },
+      { id: "D", kind: "fast", role: "data" },
       { id: "H", kind: "fast", role: "harness" },
       { id: "B", kind: "fast", role: "baseline", mock: { score: 0.1 } },
       {
         id: "T",
         kind: "long",
         role: "train",
-        mock: { profile: { shape: "rise_cross", stages: 10000, stages_per_tick: 1, ckpt_every: 10, tau: 3000 } },
+        mock: {
+          profile: { shape: "rise_cross", stages: 10000, stages_per_tick: 1, ckpt_every: 10, tau: 3000 },
+        },
       },
     ],
-    edges: [{ from: "H", to: "B", kind: "artifact" }, { from: "H", to: "T", kind: "artifact" }],
+    edges: [
+      { from: "P", to: "D", kind: "artifact" },
+      { from: "D", to: "H", kind: "artifact" },
+      { from: "H", to: "B", kind: "artifact" },
+      { from: "H", to: "T", kind: "artifact" },
+    ],
   });
   const dir = await Deno.makeTempDir({ prefix: "arrow-scale-" });
   const run = `${dir}/run`;
@@ -94,9 +103,17 @@ async function longRun(): Promise<void> {
   console.log(`10,000-tick run (stopped at tick ${state.tick}, ${state.nodes.T!.ckpts.length} checkpoints):`);
   console.log(`  wall ${(wall / 1000).toFixed(1)} s, ${(wall / state.tick).toFixed(2)} ms/tick`);
   console.log(`  replay.jsonl ${mb(replay)} (goal ≤ 5 MB), last line ${lastLine} B`);
-  console.log(`  blobs ${mb(du(`${run}/.arrow/blobs`))}, scope record ${mb(Deno.lstatSync(`${run}/.arrow/scopes.jsonl`).size)}`);
+  console.log(
+    `  blobs ${mb(du(`${run}/.arrow/blobs`))}, scope record ${
+      mb(Deno.lstatSync(`${run}/.arrow/scopes.jsonl`).size)
+    }`,
+  );
   const resume = await time(["resume", run, "--quiet"]);
-  console.log(`  arrow resume (finish the last ticks): ${(resume.ms / 1000).toFixed(2)} s, exit ${resume.code} (goal ≤ 2 s)`);
+  console.log(
+    `  arrow resume (finish the last ticks): ${
+      (resume.ms / 1000).toFixed(2)
+    } s, exit ${resume.code} (goal ≤ 2 s)`,
+  );
   const check = await time(["replay", run, "--check", "--json"]);
   console.log(`  arrow replay --check: ${(check.ms / 1000).toFixed(2)} s, exit ${check.code} (goal ≤ 2 s)`);
   await firstPaint(dir, run);
@@ -118,7 +135,13 @@ async function firstPaint(runsDir: string, run: string): Promise<void> {
   const served = startDashboard({ runsDir, host: "127.0.0.1", port: 0 }, "serve");
   const browser = await puppeteer.launch({
     executablePath: chromium,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--no-first-run",
+      "--disable-background-networking",
+    ],
   });
   try {
     const page = await browser.newPage();
@@ -135,13 +158,22 @@ async function firstPaint(runsDir: string, run: string): Promise<void> {
 
 async function wideTick(): Promise<void> {
   const n = 1000;
-  const nodes: unknown[] = [{ id: "H", kind: "fast", role: "harness" }, { id: "T", kind: "long", role: "train" }];
+  const nodes: unknown[] = [{ id: "H", kind: "fast", role: "harness" }, {
+    id: "T",
+    kind: "long",
+    role: "train",
+  }];
   const edges: unknown[] = [{ from: "H", to: "T", kind: "artifact" }];
   for (let i = 0; i < n - 2; i++) {
     nodes.push({ id: `R${i}`, kind: "fast", role: "other" });
     edges.push({ from: "H", to: `R${i}`, kind: "artifact" });
   }
-  const plan = planOf({ question: "scale: 1,000 nodes", protocol: { version: "p", metric: "m", direction: "maximize" }, nodes, edges });
+  const plan = planOf({
+    question: "scale: 1,000 nodes",
+    protocol: { version: "p", metric: "m", direction: "maximize" },
+    nodes,
+    edges,
+  });
   const dir = await Deno.makeTempDir({ prefix: "arrow-wide-" });
   let state: RunState = prepare(plan, [], "wide", "mock");
   // Every node verified and idle, the trainer running: a tick in which nothing changes.
@@ -170,13 +202,18 @@ async function wideTick(): Promise<void> {
     box.append({ tick: r.state.tick, events: r.events }, r.state);
     persistMs += performance.now() - t0;
     state = r.state;
+    if (t === 0 && r.events.length > 1) {
+      console.log(`  (events of a quiet tick: ${r.events.map((e) => e.e).join(", ")})`);
+    }
   }
   await box.flush();
   const per = (x: number) => (x / ticks).toFixed(2);
   console.log(`1,000-node plan, a tick in which nothing changes (${ticks} ticks):`);
-  console.log(`  step ${per(stepMs)} ms + SENSE ${per(senseMs)} ms + PERSIST ${per(persistMs)} ms = ${
-    per(stepMs + senseMs + persistMs)
-  } ms/tick (goal ≤ 10 ms)`);
+  console.log(
+    `  step ${per(stepMs)} ms + SENSE ${per(senseMs)} ms + PERSIST ${per(persistMs)} ms = ${
+      per(stepMs + senseMs + persistMs)
+    } ms/tick (goal ≤ 10 ms)`,
+  );
   console.log(`  state.json writes: throttled to at most one a second (replay.jsonl is the authority)`);
   await world.shutdown();
   await Deno.remove(dir, { recursive: true });

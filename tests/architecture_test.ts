@@ -33,7 +33,10 @@ Deno.test("only the reducer assigns a node's status, and only from a status even
 
 Deno.test("a note event cannot carry a status", () => {
   const events = text("src/model/events.ts");
-  equal(/NodeNote = Partial<Omit<NodeState, "status" \| "spawned">>/.test(events), true);
+  equal(
+    /NodeNote = Partial<Omit<NodeState, "status" \| "spawned" \| "ckpts" \| "delivered">>/.test(events),
+    true,
+  );
 });
 
 Deno.test("the supervision path reads no clock and draws no random numbers", () => {
@@ -85,7 +88,7 @@ const ALLOWED: Record<string, string[]> = {
   llm: ["graph", "model"],
   tabular: [],
   engine: ["graph", "model", "gates", "overwatch", "record", "runtime"],
-  server: ["graph", "model", "record"],
+  server: ["graph", "model", "record", "runtime", "tree"],
   tree: ["engine", "gates", "record", "runtime", "graph", "model", "overwatch", "tabular", "llm"],
   cli: ["*"],
 };

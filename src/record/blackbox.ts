@@ -12,6 +12,7 @@ import { appendDurable, LatestWriter, writeAtomic } from "../runtime/atomic.ts";
 import { CHAIN_FILE, GENESIS, lineHash, readHead } from "./chain.ts";
 import { finalState, parseReplay } from "./replay.ts";
 import { renderReport } from "./report.ts";
+import { stateText } from "./state_text.ts";
 
 /** state.json is rewritten at most this often while a run goes (replay.jsonl is the authority; the last
  * state is always written at the end), so a long run of a large plan does not rewrite it every tick. */
@@ -58,7 +59,7 @@ export class BlackBox {
 
   /** Waits until the latest state.json is on disk. */
   flush(): Promise<void> {
-    if (this.#pending) this.#state.write(canonicalPretty(this.#pending));
+    if (this.#pending) this.#state.write(stateText(this.#pending));
     this.#pending = null;
     return this.#state.flush();
   }
@@ -78,10 +79,11 @@ export class BlackBox {
     appendDurable(`${this.runDir}/${FILES.replay}`, text + "\n", false);
     this.#head = lineHash(text);
     this.#lines++;
-    writeAtomic(
+    // Overwritten in place (a rename per tick costs more than the tick): a torn write reads as no head,
+    // and the chain inside replay.jsonl still holds.
+    Deno.writeTextFileSync(
       `${this.runDir}/${CHAIN_FILE}`,
       JSON.stringify({ lines: this.#lines, head: this.#head }),
-      false,
     );
     const incidents = line.events.filter((e): e is Extract<Event, { e: "incident" }> => e.e === "incident")
       .map((e) => e.incident);
@@ -95,7 +97,7 @@ export class BlackBox {
     );
     const now = Date.now();
     if (line.tick === 0 || state.verdict !== null || now - this.#lastState >= STATE_EVERY_MS) {
-      this.#state.write(canonicalPretty(state));
+      this.#state.write(stateText(state));
       this.#pending = null;
       this.#lastState = now;
     } else this.#pending = state;

@@ -11,7 +11,7 @@ import { canonical } from "../model/json.ts";
 import type { RunState } from "../model/state.ts";
 import { nodeOf } from "../model/topology.ts";
 import { emptyNodeObs, emptyObservations, type NodeObs, type Observations } from "../model/observe.ts";
-import { DEFAULT_OBSERVE_MS } from "../overwatch/defaults.ts";
+import { DEFAULT_OBSERVE_MS } from "../model/defaults.ts";
 import { Acceptance } from "./accept.ts";
 import { AuditReader, inside } from "./audit.ts";
 import { Fingerprinter, type ScopePrint } from "./fingerprint.ts";
@@ -194,7 +194,9 @@ export class World {
       };
     }));
     this.scans.clear();
-    const idle = state.plan.order.filter((id) => state.nodes[id]!.spawned && state.nodes[id]!.status !== "running");
+    const idle = state.plan.order.filter((id) =>
+      state.nodes[id]!.spawned && state.nodes[id]!.status !== "running"
+    );
     const scan = new Set([...running, ...this.#guard.pick(idle, (id) => nodeOf(state.plan, id).scope)]);
     for (const n of state.plan.nodes) {
       const ns = state.nodes[n.id]!;

@@ -6,7 +6,7 @@
  * @module
  */
 import type { PlanNode } from "../graph/types.ts";
-import type { Mode } from "../model/state.ts";
+import type { Mode } from "./state.ts";
 
 /** Real path: a node is observed every 10 s unless it says otherwise, so HUNG means ~30 s of silence. */
 export const DEFAULT_OBSERVE_MS = 10_000;
