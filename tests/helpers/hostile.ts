@@ -1,0 +1,474 @@
+/**
+ * Drives `arrow` as a black box against hostile workers: starts the CLI from source in its own process,
+ * samples its peak resident memory (VmHWM in /proc/<pid>/status) while it runs, kills it when it hangs or
+ * balloons (so a successful attack fails a test instead of the machine), and can kill -9 it mid-attack.
+ * Also the two sandbox modes every attack runs in — bubblewrap, and `--unsandboxed` with bwrap hidden.
+ *
+ * @module
+ */
+import { findBwrap } from "../../src/cli/sandbox.ts";
+
+export const ROOT = new URL("../../", import.meta.url).pathname;
+/** The issue's ceiling on arrow's own resident memory. */
+export const RSS_LIMIT_KB = 300 * 1024;
+/** Past this the watchdog kills arrow at once: the attack has won and the machine must not pay for it. */
+const RSS_KILL_KB = 1536 * 1024;
+const TERM_GRACE_MS = 5000;
+
+export interface Watched {
+  code: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  /** Highest VmHWM sampled (kB): the arrow process's peak resident set. */
+  peakKb: number;
+  wallMs: number;
+  /** Killed by the watchdog: still running at the deadline (`hung`) or past RSS_KILL_KB (`ballooned`). */
+  hung: boolean;
+  ballooned: boolean;
+  /** Killed by the caller's `poll` (kill -9 mid-attack). */
+  killed: boolean;
+  /** Process state letter seen at the deadline (T = stopped, S = sleeping …), for a hang's diagnosis. */
+  lastState: string;
+  /** A hung arrow was sent SIGTERM and was still alive TERM_GRACE_MS later. */
+  termIgnored: boolean;
+}
+
+export interface WatchOptions {
+  cwd: string;
+  env: Record<string, string>;
+  timeoutMs: number;
+  /** Called at every sample (every 20 ms); when it returns true arrow gets SIGKILL (kill -9 mid-attack). */
+  poll?: () => boolean | void;
+  /** The CLI entry point (a copy of the project tree runs its own). */
+  main?: string;
+}
+
+function status(pid: number): { hwm: number; rss: number; state: string } | null {
+  try {
+    const text = Deno.readTextFileSync(`/proc/${pid}/status`);
+    const kb = (k: string) => Number(text.match(new RegExp(`^${k}:\\s+(\\d+) kB`, "m"))?.[1] ?? 0);
+    return { hwm: kb("VmHWM"), rss: kb("VmRSS"), state: text.match(/^State:\s+(\S)/m)?.[1] ?? "?" };
+  } catch {
+    return null;
+  }
+}
+
+/** Runs `arrow <args>` under watch; never rejects for anything arrow does. */
+export async function watchArrow(args: string[], o: WatchOptions): Promise<Watched> {
+  const t0 = Date.now();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--no-prompt", o.main ?? `${ROOT}src/cli/main.ts`, ...args],
+    cwd: o.cwd,
+    env: o.env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const output = child.output();
+  let done = false;
+  void output.finally(() => (done = true)).catch(() => {});
+  let peakKb = 0;
+  let hung = false;
+  let ballooned = false;
+  let killed = false;
+  let lastState = "";
+  let termAt = 0;
+  let termIgnored = false;
+  const kill = () => {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // exited meanwhile
+    }
+  };
+  while (!done) {
+    const s = status(child.pid);
+    if (s) {
+      peakKb = Math.max(peakKb, s.hwm);
+      if (s.rss > RSS_KILL_KB && !ballooned) [ballooned, lastState] = [true, s.state];
+    }
+    if (ballooned) kill();
+    else if (!killed && o.poll?.() === true) {
+      killed = true;
+      kill();
+    } else if (Date.now() - t0 > o.timeoutMs && !hung) {
+      // Past the deadline: ask politely first (a hang that also ignores SIGTERM is worse), then kill.
+      hung = true;
+      lastState = s?.state ?? "gone";
+      termAt = Date.now();
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // exited meanwhile
+      }
+    } else if (termAt && Date.now() - termAt > TERM_GRACE_MS && !termIgnored) {
+      termIgnored = true;
+      kill();
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const out = await output;
+  const dec = new TextDecoder();
+  return {
+    code: out.signal ? null : out.code,
+    signal: out.signal,
+    stdout: dec.decode(out.stdout),
+    stderr: dec.decode(out.stderr),
+    peakKb,
+    wallMs: Date.now() - t0,
+    hung,
+    ballooned,
+    killed,
+    lastState,
+    termIgnored,
+  };
+}
+
+/** One line saying how a watched arrow ended, for assertion messages. */
+export function how(w: Watched): string {
+  const end = w.hung
+    ? `HUNG (state ${w.lastState}${w.termIgnored ? ", SIGTERM ignored" : ", stopped by SIGTERM"})`
+    : w.ballooned
+    ? "BALLOONED past 1.5 GB"
+    : w.killed
+    ? "killed -9 by the test"
+    : `exit ${w.code ?? w.signal}`;
+  return `${end} after ${w.wallMs} ms, peak RSS ${Math.round(w.peakKb / 1024)} MB; stderr: ${
+    w.stderr.slice(-1200)
+  }`;
+}
+
+export interface Mode {
+  name: "bwrap" | "unsandboxed";
+  /** Flags `arrow run` needs in this mode. */
+  flags: string[];
+  /** PATH for arrow in this mode (bubblewrap hidden from it in the unsandboxed mode). */
+  path: string;
+}
+
+export const BWRAP = await findBwrap();
+export const NO_BWRAP = "bubblewrap is not installed or does not work here";
+
+/**
+ * A PATH directory with links to every program of the system directories except bwrap, so arrow cannot
+ * find bubblewrap and command workers need --unsandboxed. Deno's own directory comes first.
+ */
+function pathWithoutBwrap(): string {
+  const dir = Deno.makeTempDirSync({ prefix: "arrow-hostile-path-" });
+  for (const d of ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"]) {
+    let list: Deno.DirEntry[];
+    try {
+      list = [...Deno.readDirSync(d)];
+    } catch {
+      continue;
+    }
+    for (const e of list) {
+      if (e.name === "bwrap") continue;
+      try {
+        Deno.symlinkSync(`${d}/${e.name}`, `${dir}/${e.name}`);
+      } catch {
+        // an earlier directory already has this name
+      }
+    }
+  }
+  globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
+  return dir;
+}
+
+const denoBin = Deno.execPath().slice(0, Deno.execPath().lastIndexOf("/"));
+const SYSTEM_PATH = `${denoBin}:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin`;
+
+export const MODES: Mode[] = [
+  { name: "bwrap", flags: [], path: SYSTEM_PATH },
+  { name: "unsandboxed", flags: ["--unsandboxed"], path: `${denoBin}:${pathWithoutBwrap()}` },
+];
+
+/** The Deno cache arrow and its Deno children use (named explicitly: the tests give arrow a fake HOME). */
+export function denoDir(): string {
+  const set = Deno.env.get("DENO_DIR");
+  if (set) return set;
+  const cache = Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME") ?? "/root"}/.cache`;
+  return `${cache}/deno`;
+}
+
+/** The Python every attacker runs under: Debian's, which needs no HOME (a pyenv shim does). */
+export const PYTHON = (() => {
+  try {
+    return Deno.statSync("/usr/bin/python3").isFile ? "/usr/bin/python3" : "python3";
+  } catch {
+    return "python3";
+  }
+})();
+
+/** Text planted where a worker must not read it: in a fake ~/.ssh and in another run of the same runs dir. */
+export const CANARY = { ssh: "HOSTILE-CANARY-SSH-KEY", otherRun: "HOSTILE-CANARY-OTHER-RUN" } as const;
+
+export interface Incident {
+  tick: number;
+  type: string;
+  node: string;
+  ladder: string;
+  evidence: Record<string, unknown>;
+}
+
+export interface Outcome {
+  w: Watched;
+  /** The run directory ("" when arrow never made one). */
+  dir: string;
+  state: RunStateLite | null;
+  incidents: Incident[];
+}
+
+/** The parts of state.json the assertions read. */
+export interface RunStateLite {
+  verdict: string | null;
+  tick: number;
+  nodes: Record<string, { status: string; cause: string | null; best: number | null; ckpts: unknown[] }>;
+}
+
+function readJson<T>(path: string): T | null {
+  try {
+    return JSON.parse(Deno.readTextFileSync(path)) as T;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A laboratory for one test: a temporary base holding arrow's working directory, a fake HOME with a
+ * planted ~/.ssh key, an `outside` directory for files a worker links to, and one runs directory per run
+ * (each with an older run beside it, holding a canary). Removed on dispose unless ARROW_KEEP_RUNS=1.
+ */
+export class Lab {
+  readonly cwd: string;
+  readonly home: string;
+  readonly outside: string;
+  #n = 0;
+
+  constructor(readonly base: string) {
+    this.cwd = `${base}/cwd`;
+    this.home = `${base}/home`;
+    this.outside = `${base}/outside`;
+    for (const d of [this.cwd, `${this.home}/.ssh`, this.outside]) Deno.mkdirSync(d, { recursive: true });
+    Deno.writeTextFileSync(`${this.home}/.ssh/id_rsa`, `${CANARY.ssh}\n`);
+  }
+
+  static open(label: string): Lab {
+    return new Lab(Deno.makeTempDirSync({ prefix: `arrow-hostile-${label}-` }));
+  }
+
+  env(mode: Mode, extra: Record<string, string> = {}): Record<string, string> {
+    return {
+      PATH: mode.path,
+      HOME: this.home,
+      DENO_DIR: denoDir(),
+      NO_COLOR: "1",
+      RUST_BACKTRACE: "0",
+      LANG: "C.UTF-8",
+      ...extra,
+    };
+  }
+
+  /** Writes a plan file (JSON is YAML) and returns its path. */
+  plan(name: string, doc: unknown): string {
+    const path = `${this.base}/${name}.yaml`;
+    Deno.writeTextFileSync(path, JSON.stringify(doc, null, 1));
+    return path;
+  }
+
+  /** A fresh runs directory holding an older run with a canary in its state.json. */
+  runsDir(): string {
+    const runs = `${this.base}/runs-${++this.#n}`;
+    Deno.mkdirSync(`${runs}/older-run`, { recursive: true });
+    Deno.writeTextFileSync(`${runs}/older-run/state.json`, JSON.stringify({ secret: CANARY.otherRun }));
+    return runs;
+  }
+
+  /** The run directory arrow made in `runs`, or "" while there is none. */
+  static runIn(runs: string): string {
+    try {
+      const d = [...Deno.readDirSync(runs)].find((e) => e.isDirectory && e.name !== "older-run");
+      return d ? `${runs}/${d.name}` : "";
+    } catch {
+      return "";
+    }
+  }
+
+  /** `arrow run <plan> --real` in `mode`, watched. */
+  async run(
+    mode: Mode,
+    plan: string,
+    o: {
+      timeoutMs?: number;
+      env?: Record<string, string>;
+      /** Called every 20 ms with the run directory ("" until it exists); true kills arrow -9. */
+      poll?: (dir: string) => boolean | void;
+      args?: string[];
+      main?: string;
+      cwd?: string;
+    } = {},
+  ): Promise<Outcome> {
+    const runs = this.runsDir();
+    const w = await watchArrow(
+      ["run", plan, "--real", "--runs-dir", runs, ...mode.flags, ...(o.args ?? [])],
+      {
+        cwd: o.cwd ?? this.cwd,
+        env: this.env(mode, o.env),
+        timeoutMs: o.timeoutMs ?? 90_000,
+        ...(o.main ? { main: o.main } : {}),
+        ...(o.poll ? { poll: () => o.poll!(Lab.runIn(runs)) } : {}),
+      },
+    );
+    return Lab.outcome(w, Lab.runIn(runs));
+  }
+
+  /** `arrow resume <dir>` in `mode`, watched. */
+  async resume(mode: Mode, dir: string, o: { timeoutMs?: number; env?: Record<string, string> } = {}) {
+    const w = await watchArrow(["resume", dir], {
+      cwd: this.cwd,
+      env: this.env(mode, o.env),
+      timeoutMs: o.timeoutMs ?? 90_000,
+    });
+    return Lab.outcome(w, dir);
+  }
+
+  /** Any other arrow command (replay, report …) in `mode`, watched. */
+  cli(mode: Mode, args: string[], timeoutMs = 60_000): Promise<Watched> {
+    return watchArrow(args, { cwd: this.cwd, env: this.env(mode), timeoutMs });
+  }
+
+  static outcome(w: Watched, dir: string): Outcome {
+    const state = dir ? readJson<RunStateLite>(`${dir}/state.json`) : null;
+    let incidents: Incident[] = [];
+    try {
+      incidents = Deno.readTextFileSync(`${dir}/incidents.jsonl`).split("\n").filter(Boolean).map((l) =>
+        JSON.parse(l)
+      );
+    } catch {
+      incidents = [];
+    }
+    return { w, dir, state, incidents };
+  }
+
+  [Symbol.dispose](): void {
+    if (Deno.env.get("ARROW_KEEP_RUNS") === "1") console.log(`hostile: kept ${this.base}`);
+    else Deno.removeSync(this.base, { recursive: true });
+  }
+}
+
+/** Peak RSS and wall time of every watched arrow, printed as they come (the report's figures). */
+export const FIGURES: { label: string; peakMb: number; wallS: number; end: string }[] = [];
+
+export function figure(label: string, w: Watched): void {
+  const f = {
+    label,
+    peakMb: Math.round(w.peakKb / 1024),
+    wallS: Math.round(w.wallMs / 100) / 10,
+    end: w.hung ? "hung" : w.ballooned ? "ballooned" : w.killed ? "killed -9" : String(w.code ?? w.signal),
+  };
+  FIGURES.push(f);
+  console.log(`hostile figure: ${label}: peak RSS ${f.peakMb} MB, ${f.wallS} s, ${f.end}`);
+}
+
+/**
+ * What must hold after every arrow process an attack met: it neither hung nor ballooned, it exited 0 (not
+ * 2, an internal failure), it stayed under RSS_LIMIT_KB, and its run has a verdict.
+ */
+export function survivalProblems(o: Outcome, verdict = true): string[] {
+  const out: string[] = [];
+  if (o.w.hung) out.push(`arrow hung (state ${o.w.lastState}${o.w.termIgnored ? ", ignored SIGTERM" : ""})`);
+  if (o.w.ballooned) out.push("arrow's resident memory went past 1.5 GB");
+  if (!o.w.hung && !o.w.ballooned && o.w.code !== 0) out.push(`arrow exited ${o.w.code ?? o.w.signal}`);
+  if (o.w.peakKb > RSS_LIMIT_KB) out.push(`arrow peaked at ${Math.round(o.w.peakKb / 1024)} MB RSS (> 300)`);
+  if (verdict && !o.state?.verdict) out.push("the run has no verdict");
+  return out;
+}
+
+/** Incidents of one type on one node. */
+export const incidentsOf = (o: Outcome, node: string, type: string) =>
+  o.incidents.filter((i) => i.node === node && i.type === type);
+
+/** Every scope as the scope record (.arrow/scopes.jsonl) last has it: node → relative path → entry. */
+export function scopeRecord(dir: string): Record<string, Record<string, string>> {
+  const out: Record<string, Record<string, string>> = {};
+  let text = "";
+  try {
+    text = Deno.readTextFileSync(`${dir}/.arrow/scopes.jsonl`);
+  } catch {
+    return out;
+  }
+  for (const line of text.split("\n").filter(Boolean)) {
+    const r = JSON.parse(line) as { changes: Record<string, Record<string, [string, number] | null>> };
+    for (const [node, diff] of Object.entries(r.changes)) {
+      const files = (out[node] ??= {});
+      for (const [rel, v] of Object.entries(diff)) {
+        if (v === null) delete files[rel];
+        else files[rel] = v[0];
+      }
+    }
+  }
+  return out;
+}
+
+/** The first raw terminal control character in `text` (ESC, BEL, CSI, CR, bidi override), or null. */
+export function rawControl(text: string): string | null {
+  // deno-lint-ignore no-control-regex
+  const m = text.match(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+  return m ? `U+${m[0].charCodeAt(0).toString(16).padStart(4, "0")} at ${m.index}` : null;
+}
+
+/** Live (non-zombie) processes whose command line contains `needle`, this one excluded. */
+export function processesMatching(needle: string): number[] {
+  const out: number[] = [];
+  for (const d of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(d.name) || Number(d.name) === Deno.pid) continue;
+    try {
+      if (/\) Z /.test(Deno.readTextFileSync(`/proc/${d.name}/stat`))) continue;
+      if (Deno.readTextFileSync(`/proc/${d.name}/cmdline`).includes(needle)) out.push(Number(d.name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/** Kills the given pids (processes an attack of this test left behind). */
+export function reap(pids: number[]): void {
+  for (const pid of pids) {
+    try {
+      Deno.kill(pid, "SIGKILL");
+    } catch {
+      // gone already
+    }
+  }
+}
+
+/** Text of a file, or "" when it is missing. */
+export function text(path: string): string {
+  try {
+    return Deno.readTextFileSync(path);
+  } catch {
+    return "";
+  }
+}
+
+/** Runs jobs at most `limit` at a time, in the order they were asked for. */
+export class Pool {
+  #running = 0;
+  #waiting: (() => void)[] = [];
+
+  constructor(readonly limit: number) {}
+
+  async run<T>(job: () => Promise<T>): Promise<T> {
+    if (this.#running >= this.limit) await new Promise<void>((r) => this.#waiting.push(r));
+    this.#running++;
+    try {
+      return await job();
+    } finally {
+      this.#running--;
+      this.#waiting.shift()?.();
+    }
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * The assertions the hostile suite makes about one attack's outcome, and the scheduling that lets all
+ * campaigns run side by side: every campaign's runs start as soon as the test module loads (a few arrow
+ * processes at a time), and each test awaits its own.
+ *
+ * @module
+ */
+import { deepEqual, equal, ok } from "node:assert/strict";
+import {
+  BWRAP,
+  figure,
+  how,
+  incidentsOf,
+  Lab,
+  type Mode,
+  MODES,
+  type Outcome,
+  Pool,
+  survivalProblems,
+} from "../helpers/hostile.ts";
+
+export const runnable = (m: Mode) => m.name !== "bwrap" || BWRAP !== null;
+export const [SANDBOXED, UNSANDBOXED] = MODES as [Mode, Mode];
+
+/** Arrow processes at once across the whole suite (most of their time is spent waiting on workers). */
+const POOL = new Pool(4);
+const LABS: Lab[] = [];
+globalThis.addEventListener("unload", () => {
+  for (const lab of LABS.splice(0)) lab[Symbol.dispose]();
+});
+
+export interface Campaign {
+  lab: Lab;
+  /** Outcome per mode name, for the modes that can run here. */
+  runs: Promise<Map<string, Outcome>>;
+}
+
+/**
+ * Starts a campaign now: `job` once per runnable mode, through the suite's pool. `label` names the lab
+ * and the figures printed.
+ */
+export function campaign(label: string, job: (m: Mode, lab: Lab) => Promise<Outcome>): Campaign {
+  const lab = Lab.open(label);
+  LABS.push(lab);
+  const modes = MODES.filter(runnable);
+  const runs = Promise.all(modes.map((m) =>
+    POOL.run(async () => {
+      const o = await job(m, lab);
+      figure(`${label}/${m.name}`, o.w);
+      return o;
+    })
+  )).then((done) => new Map(modes.map((m, i) => [m.name, done[i]!])));
+  return { lab, runs };
+}
+
+/** Runs `job` through the suite's pool (for follow-up commands: resume, replay). */
+export const pooled = <T>(job: () => Promise<T>) => POOL.run(job);
+
+/** Removes a campaign's lab once its test is done. */
+export function done(c: Campaign): void {
+  const i = LABS.indexOf(c.lab);
+  if (i >= 0) LABS.splice(i, 1)[0]![Symbol.dispose]();
+}
+
+export type Step = (o: Outcome, m: Mode) => void | Promise<void>;
+
+/** One step per mode: ignored where the mode cannot run (no bubblewrap). `only` limits it to one mode. */
+export async function each(
+  t: Deno.TestContext,
+  runs: Map<string, Outcome>,
+  name: string,
+  fn: Step,
+  only?: Mode,
+): Promise<void> {
+  for (const m of only ? [only] : MODES) {
+    await t.step({ name: `${m.name}: ${name}`, ignore: !runnable(m), fn: () => fn(runs.get(m.name)!, m) });
+  }
+}
+
+export const SURVIVES = "arrow exits 0 with a verdict, never hangs, stays under 300 MB";
+export const survives: Step = (o) => deepEqual(survivalProblems(o), [], how(o.w));
+
+export const status = (o: Outcome, node: string) => o.state?.nodes[node];
+
+export function verified(o: Outcome, node: string): void {
+  equal(status(o, node)?.status, "verified", `${node}: ${JSON.stringify(status(o, node))}`);
+}
+
+/** The node's claim was refused for `problem` on every lap, and it was fused. */
+export function refused(o: Outcome, node: string, problem: RegExp): void {
+  const ns = status(o, node);
+  deepEqual([ns?.status, ns?.cause], ["killed", "FALSE_COMPLETION"], `${node}: ${JSON.stringify(ns)}`);
+  const ps = incidentsOf(o, node, "FALSE_COMPLETION").map((i) => String(i.evidence.problem));
+  ok(ps.length > 0 && ps.every((p) => problem.test(p)), JSON.stringify(ps));
+}
+
+export const log = (o: Outcome, node: string) => {
+  try {
+    return Deno.readTextFileSync(`${o.dir}/logs/${node}.out`);
+  } catch {
+    return "";
+  }
+};
+
+export const exists = (p: string) => {
+  try {
+    Deno.lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+export const size = (p: string) => {
+  try {
+    return Deno.lstatSync(p).size;
+  } catch {
+    return 0;
+  }
+};
