@@ -10,7 +10,8 @@ import { TERMINAL } from "../model/state.ts";
 import { nodeOf, parents, slotOf } from "../model/topology.ts";
 import type { Tx } from "../model/tx.ts";
 import * as sup from "../overwatch/supervisor.ts";
-import { streamHistory } from "./flow.ts";
+import { feedsFreezer } from "./claim.ts";
+import { free, streamHistory } from "./flow.ts";
 
 const WAITING = new Set(["pending", "stale", "oscillating", "stuck"]);
 
@@ -25,6 +26,8 @@ export function ready(tx: Tx, id: string): boolean {
 }
 
 export function admit(tx: Tx): void {
+  // FLOW may have stopped running nodes (a reopen, a taint): their slots are free for this admission.
+  free(tx);
   for (const id of tx.state.plan.order) {
     if (!ready(tx, id)) continue;
     const node = nodeOf(tx.state.plan, id);
@@ -32,7 +35,7 @@ export function admit(tx: Tx): void {
     if (frozen) {
       // Every deviating input is blamed on its own; the node waits for none of them.
       const incoming = parents(tx.state, id, "artifact").flatMap((p) => {
-        const m = tx.state.nodes[p]!.manifest;
+        const m = feedsFreezer(tx, p) ? null : tx.state.nodes[p]!.manifest;
         const g = m ? gated(nodeOf(tx.state.plan, p), m) : null;
         return g ? [g] : [];
       }) as Gated[];
@@ -60,5 +63,6 @@ export function soonReady(state: RunState, id: string): boolean {
 
 /** True when nothing runs and nothing can be admitted: the run has quiesced. */
 export function quiescent(tx: Tx): boolean {
-  return Object.values(tx.state.nodes).every((n) => n.status !== "running");
+  return Object.values(tx.state.nodes).every((n) => n.status !== "running") &&
+    !tx.state.plan.order.some((id) => ready(tx, id));
 }

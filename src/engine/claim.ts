@@ -11,7 +11,7 @@ import { deviations, gated, TUPLE_ROLES, tupleOf } from "../gates/comparability.
 import type { Deviation } from "../gates/comparability.ts";
 import type { DoneObs } from "../model/observe.ts";
 import type { Tuple } from "../model/state.ts";
-import { nodeOf } from "../model/topology.ts";
+import { ancestors, nodeOf } from "../model/topology.ts";
 import type { Tx } from "../model/tx.ts";
 import * as sup from "../overwatch/supervisor.ts";
 import { ACCEPT_EPS, gain, SCORE_GRID } from "../thresholds.ts";
@@ -56,7 +56,8 @@ export function claim(tx: Tx, node: PlanNode, done: DoneObs): void {
   if (node.role === "harness" && !tuple) return refuse("harness manifest lacks the comparability tuple");
   // Comparability first: a result on other data or another protocol is withheld, whatever it scores.
   const frozen = tx.state.frozen;
-  const held = gated(node, m);
+  // The freezer's own inputs (protocol, data) are what the tuple was made from, not results held to it.
+  const held = frozen && feedsFreezer(tx, node.id) ? null : gated(node, m);
   if (frozen && held) {
     const dev = deviations(frozen, [held])[0];
     if (dev && !(freezes && tuple)) return sup.comparabilityBlock(tx, dev, node.id);
@@ -95,7 +96,7 @@ function recheck(tx: Tx, by: string, old: Tuple | null): void {
   const devs: Deviation[] = [];
   for (const id of tx.state.plan.order) {
     const ns = tx.state.nodes[id]!;
-    if (id === by || ns.status !== "verified" || !ns.manifest) continue;
+    if (id === by || ns.status !== "verified" || !ns.manifest || feedsFreezer(tx, id)) continue;
     const held = gated(nodeOf(tx.state.plan, id), ns.manifest);
     if (!held) continue;
     const dev = deviations(frozen, [held])[0];
@@ -104,4 +105,10 @@ function recheck(tx: Tx, by: string, old: Tuple | null): void {
     else devs.push(dev);
   }
   if (outdated.length || devs.length) sup.refreeze(tx, by, outdated, devs);
+}
+
+/** True when `id` is an artifact ancestor of the node that froze the tuple. */
+export function feedsFreezer(tx: Tx, id: string): boolean {
+  const by = tx.state.frozen?.by;
+  return by !== undefined && ancestors(tx.state, by).includes(id);
 }

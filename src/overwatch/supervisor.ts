@@ -148,8 +148,10 @@ export function falseCompletion(tx: Tx, id: NodeId, claim: Claim): void {
   const { laps, via } = lapBudget(tx.state.plan, id);
   const lapNo = ns.lap + 1;
   const dir = tx.state.plan.protocol.direction;
-  const improved = ns.claim === null ||
-    (claim.score !== null && improves(ns.claim, claim.score, ACCEPT_EPS, dir));
+  // Each retry must improve on the last refused claim by ACCEPT_EPS. A crash retries within the lap budget
+  // (it claimed nothing to compare); a claim with no score after a refusal is no improvement.
+  const improved = ns.lap === 0 || claim.crash !== undefined ||
+    (claim.score !== null && (ns.claim === null || improves(ns.claim, claim.score, ACCEPT_EPS, dir)));
   const exhausted = lapNo >= laps || !improved;
   const evidence: FalseCompletionEvidence = {
     acceptance: claim.argv,

@@ -65,8 +65,10 @@ function judgeMethod(
   }
   const failed = ns.status === "verified" || ns.status === "plateaued" ||
     (ns.status === "killed" && ns.cause === "HUNG_RESTART");
-  if (failed && best !== null && !beatsBase) {
-    return { ...out, outcome: "negative", why: "its best does not beat the baseline" };
+  if (failed && !beatsBase) {
+    // A hung trainer that never wrote a metric made no progress at all: that counts against it too.
+    const why = best === null ? "it hung before reaching any score" : "its best does not beat the baseline";
+    return { ...out, outcome: "negative", why };
   }
   if (failed && beatsBase) {
     return {

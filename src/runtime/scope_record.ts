@@ -4,7 +4,7 @@
  * reverted from and what a resumed run restores every scope to.
  *
  * Blobs grow with changes, not with time: a file that only grew since its last record (metrics.jsonl, a log)
- * is not copied again when it is large — cutting it back to its recorded length restores it.
+ * is not copied again — cutting it back to its recorded length restores it.
  *
  * @module
  */
@@ -14,9 +14,6 @@ import { appendDurable, writeAtomic } from "./atomic.ts";
 import { BlobStore, type FileMap, type Rec, removeAny } from "./blobs.ts";
 import type { Fingerprinter, ScopePrint } from "./fingerprint.ts";
 import { hashRegular } from "./safe_read.ts";
-
-/** Files up to this size are always kept whole; larger ones only when they did not merely grow. */
-const SMALL = 64 << 10;
 
 type Changes = Record<NodeId, Record<string, [string, number] | null>>;
 
@@ -59,7 +56,9 @@ export class ScopeRecord {
       return;
     }
     if (!/^[0-9a-f]{64}$/.test(rec.v)) return;
-    if (rec.n > SMALL && prev && /^[0-9a-f]{64}$/.test(prev.v) && prev.n <= rec.n) {
+    // A file that only grew since its last record (a log, metrics.jsonl) is restored by cutting it back;
+    // its earlier versions are not kept again, or an appended file would cost the square of its size.
+    if (prev && /^[0-9a-f]{64}$/.test(prev.v) && prev.n <= rec.n) {
       const head = hashRegular(abs, prev.n);
       if (!("error" in head) && head.prefix === prev.v) return;
     }
