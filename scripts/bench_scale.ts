@@ -146,10 +146,16 @@ async function firstPaint(runsDir: string, run: string): Promise<void> {
   try {
     const page = await browser.newPage();
     const id = run.slice(run.lastIndexOf("/") + 1);
-    const t0 = performance.now();
-    await page.goto(`${served.url}?run=${id}`);
-    await page.waitForSelector('g.node[data-node="T"]', { timeout: 60_000 });
-    console.log(`  dashboard first paint: ${((performance.now() - t0) / 1000).toFixed(2)} s (goal ≤ 1 s)`);
+    // Cold: the browser's first page ever (its own start-up included); warm: the same page opened again, as a
+    // user reopening the dashboard sees it. Both fetch and fold the whole replay.
+    for (const label of ["cold", "warm"]) {
+      await page.goto("about:blank");
+      const t0 = performance.now();
+      await page.goto(`${served.url}?run=${id}`);
+      await page.waitForSelector('g.node[data-node="T"]', { timeout: 60_000 });
+      const ms = performance.now() - t0;
+      console.log(`  dashboard first paint (${label}): ${(ms / 1000).toFixed(2)} s (goal ≤ 1 s)`);
+    }
   } finally {
     await browser.close();
     await served.close();

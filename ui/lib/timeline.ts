@@ -1,6 +1,8 @@
 /**
  * A run's replay as the browser holds it: the lines received so far, and the state after any of them,
- * rebuilt with the engine's own reducer. Snapshots every few lines keep scrubbing cheap on long runs.
+ * rebuilt with the engine's own reducer. Only the newest state is kept while lines arrive (a 10,000-line replay
+ * folds without one copy per line); snapshots every few lines are taken lazily the first time the user scrubs
+ * back past them, so scrubbing stays cheap afterwards.
  *
  * @module
  */
@@ -21,8 +23,10 @@ const SNAP_EVERY = 16;
 export class Timeline {
   readonly lines: ReplayLine[] = [];
   readonly incidents: Placed[] = [];
-  /** State after line i, kept for every i that is a multiple of SNAP_EVERY. */
+  /** State after line i, for line 0 and for multiples of SNAP_EVERY already replayed by stateAt(). */
   #snaps = new Map<number, RunState>();
+  /** The keys of #snaps, ascending. */
+  #snapKeys: number[] = [];
   #head: RunState | null = null;
 
   get size(): number {
@@ -46,8 +50,28 @@ export class Timeline {
     for (const ev of line.events) {
       if (ev.e === "incident") this.incidents.push({ at, seq: this.incidents.length, incident: ev.incident });
     }
-    if (at % SNAP_EVERY === 0) this.#snaps.set(at, structuredClone(this.#head));
+    if (at === 0) this.#keep(0, this.#head);
     return true;
+  }
+
+  #keep(at: number, s: RunState): void {
+    if (this.#snaps.has(at)) return;
+    this.#snaps.set(at, structuredClone(s));
+    let k = this.#snapKeys.length;
+    while (k > 0 && this.#snapKeys[k - 1]! > at) k--;
+    this.#snapKeys.splice(k, 0, at);
+  }
+
+  /** The nearest snapshot at or before line `i`. */
+  #snapBefore(i: number): number {
+    let lo = 0;
+    let hi = this.#snapKeys.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.#snapKeys[mid]! <= i) lo = mid;
+      else hi = mid - 1;
+    }
+    return this.#snapKeys[lo]!;
   }
 
   /** A fresh copy of the state after line `i` (clamped to the lines held). */
@@ -55,9 +79,12 @@ export class Timeline {
     if (!this.#head) throw new RangeError("Cannot rebuild a state: no replay line yet");
     const end = Math.max(0, Math.min(i, this.lines.length - 1));
     if (end === this.lines.length - 1) return structuredClone(this.#head);
-    const base = end - (end % SNAP_EVERY);
+    const base = this.#snapBefore(end);
     let s = structuredClone(this.#snaps.get(base)!);
-    for (let k = base + 1; k <= end; k++) s = applyTick(s, this.lines[k]!);
+    for (let k = base + 1; k <= end; k++) {
+      s = applyTick(s, this.lines[k]!);
+      if (k % SNAP_EVERY === 0 && k < end) this.#keep(k, s);
+    }
     return s;
   }
 

@@ -62,3 +62,17 @@ Deno.test("Timeline.incidentsUpTo() and indexOfTick() cut at the line", () => {
   assertEquals(tl.incidentsUpTo(29).map((p) => p.seq), [0, 1, 2, 3]);
   assertEquals(tl.indexOfTick(14), 14);
 });
+
+Deno.test("Timeline.stateAt() is the same state whichever order lines are visited in", () => {
+  const all = lines(120);
+  const tl = new Timeline();
+  for (const l of all) tl.push(l);
+  // Backwards, forwards and jumping: lazily taken snapshots must never leak later lines into earlier states.
+  for (const i of [119, 100, 64, 3, 50, 49, 48, 47, 110, 0, 80, 17, 119]) {
+    assertEquals(tl.stateAt(i), fold(all.slice(0, i + 1)));
+  }
+  // A snapshot is a copy: mutating a state handed out does not change the next one.
+  const s = tl.stateAt(40);
+  s.tick = -1;
+  assertEquals(tl.stateAt(40), fold(all.slice(0, 41)));
+});
