@@ -14,6 +14,8 @@ export const RSS_LIMIT_KB = 300 * 1024;
 /** Past this the watchdog kills arrow at once: the attack has won and the machine must not pay for it. */
 const RSS_KILL_KB = 1536 * 1024;
 const TERM_GRACE_MS = 5000;
+/** No tick for this long is a hang (a tick takes well under a second even on a loaded machine). */
+export const STALL_MS = 30_000;
 
 export interface Watched {
   code: number | null;
@@ -32,6 +34,8 @@ export interface Watched {
   lastState: string;
   /** A hung arrow was sent SIGTERM and was still alive TERM_GRACE_MS later. */
   termIgnored: boolean;
+  /** Why it was called hung. */
+  why: string;
 }
 
 export interface WatchOptions {
@@ -42,6 +46,11 @@ export interface WatchOptions {
   poll?: () => boolean | void;
   /** The CLI entry point (a copy of the project tree runs its own). */
   main?: string;
+  /**
+   * A measure of the run's progress (the size of its replay.jsonl: one line a tick). When it stays the
+   * same for STALL_MS, arrow is hung — its tick loop no longer turns — whatever the overall timeout.
+   */
+  progress?: () => number;
 }
 
 function status(pid: number): { hwm: number; rss: number; state: string } | null {
@@ -75,6 +84,7 @@ export async function watchArrow(args: string[], o: WatchOptions): Promise<Watch
   let killed = false;
   let lastState = "";
   let termAt = 0;
+  let why = "";
   let termIgnored = false;
   const kill = () => {
     try {
@@ -83,8 +93,13 @@ export async function watchArrow(args: string[], o: WatchOptions): Promise<Watch
       // exited meanwhile
     }
   };
+  let lastProgress = -1;
+  let lastMoved = t0;
   while (!done) {
     const s = status(child.pid);
+    const p = o.progress?.() ?? 0;
+    if (p !== lastProgress) [lastProgress, lastMoved] = [p, Date.now()];
+    const stalled = o.progress !== undefined && Date.now() - lastMoved > STALL_MS;
     if (s) {
       peakKb = Math.max(peakKb, s.hwm);
       if (s.rss > RSS_KILL_KB && !ballooned) [ballooned, lastState] = [true, s.state];
@@ -93,9 +108,10 @@ export async function watchArrow(args: string[], o: WatchOptions): Promise<Watch
     else if (!killed && o.poll?.() === true) {
       killed = true;
       kill();
-    } else if (Date.now() - t0 > o.timeoutMs && !hung) {
+    } else if ((stalled || Date.now() - t0 > o.timeoutMs) && !hung) {
       // Past the deadline: ask politely first (a hang that also ignores SIGTERM is worse), then kill.
       hung = true;
+      why = stalled ? `no tick for ${STALL_MS / 1000} s` : `still running after ${o.timeoutMs / 1000} s`;
       lastState = s?.state ?? "gone";
       termAt = Date.now();
       try {
@@ -123,13 +139,14 @@ export async function watchArrow(args: string[], o: WatchOptions): Promise<Watch
     killed,
     lastState,
     termIgnored,
+    why,
   };
 }
 
 /** One line saying how a watched arrow ended, for assertion messages. */
 export function how(w: Watched): string {
   const end = w.hung
-    ? `HUNG (state ${w.lastState}${w.termIgnored ? ", SIGTERM ignored" : ", stopped by SIGTERM"})`
+    ? `HUNG: ${w.why} (state ${w.lastState}${w.termIgnored ? ", SIGTERM ignored" : ", stopped by SIGTERM"})`
     : w.ballooned
     ? "BALLOONED past 1.5 GB"
     : w.killed
@@ -316,9 +333,10 @@ export class Lab {
       {
         cwd: o.cwd ?? this.cwd,
         env: this.env(mode, o.env),
-        timeoutMs: o.timeoutMs ?? 90_000,
+        timeoutMs: o.timeoutMs ?? 300_000,
         ...(o.main ? { main: o.main } : {}),
         ...(o.poll ? { poll: () => o.poll!(Lab.runIn(runs)) } : {}),
+        progress: () => fileSize(`${Lab.runIn(runs)}/replay.jsonl`),
       },
     );
     return Lab.outcome(w, Lab.runIn(runs));
@@ -329,7 +347,8 @@ export class Lab {
     const w = await watchArrow(["resume", dir], {
       cwd: this.cwd,
       env: this.env(mode, o.env),
-      timeoutMs: o.timeoutMs ?? 90_000,
+      timeoutMs: o.timeoutMs ?? 300_000,
+      progress: () => fileSize(`${dir}/replay.jsonl`),
     });
     return Lab.outcome(w, dir);
   }
@@ -378,7 +397,9 @@ export function figure(label: string, w: Watched): void {
  */
 export function survivalProblems(o: Outcome, verdict = true): string[] {
   const out: string[] = [];
-  if (o.w.hung) out.push(`arrow hung (state ${o.w.lastState}${o.w.termIgnored ? ", ignored SIGTERM" : ""})`);
+  if (o.w.hung) {
+    out.push(`arrow hung: ${o.w.why} (state ${o.w.lastState}${o.w.termIgnored ? ", ignored SIGTERM" : ""})`);
+  }
   if (o.w.ballooned) out.push("arrow's resident memory went past 1.5 GB");
   if (!o.w.hung && !o.w.ballooned && o.w.code !== 0) out.push(`arrow exited ${o.w.code ?? o.w.signal}`);
   if (o.w.peakKb > RSS_LIMIT_KB) out.push(`arrow peaked at ${Math.round(o.w.peakKb / 1024)} MB RSS (> 300)`);
@@ -442,6 +463,15 @@ export function reap(pids: number[]): void {
     } catch {
       // gone already
     }
+  }
+}
+
+/** Size of a file, or 0 when it is missing. */
+export function fileSize(path: string): number {
+  try {
+    return Deno.lstatSync(path).size;
+  } catch {
+    return 0;
   }
 }
 

@@ -39,6 +39,8 @@ def metrics(values):
 
 def socket_in_scope(name="sock"):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    if os.path.lexists(name):
+        os.unlink(name)  # a restart finds the last attempt's socket
     s.bind(name)
     s.listen(1)
     say("listening on unix socket", name)
@@ -63,6 +65,9 @@ def long_path():
 
 def links_out(outside):
     """results.json, metrics.jsonl and ckpt/ as symlinks to files outside the scope that look excellent."""
+    for name in ("results.json", "metrics.jsonl", "ckpt"):
+        if os.path.lexists(name):
+            os.unlink(name)
     os.symlink(os.path.join(outside, "forged_results_%s.json" % NODE), "results.json")
     os.symlink(os.path.join(outside, "great_metrics.jsonl"), "metrics.jsonl")
     os.symlink(os.path.join(outside, "ckpt"), "ckpt")
@@ -116,6 +121,8 @@ def self_written(kind):
 
 
 def zero_manifest():
+    if os.path.lexists("results.json"):
+        os.unlink("results.json")
     os.symlink("/dev/zero", "results.json")
     say("results.json -> /dev/zero")
 
@@ -144,7 +151,7 @@ def giant_line(mb):
 
 
 def ckpt_flood(count):
-    os.mkdir("ckpt")
+    os.makedirs("ckpt", exist_ok=True)
     metrics([0.1, 0.2, 0.3])
     for i in range(count):
         with open("ckpt/.tmp", "w") as f:
@@ -155,7 +162,7 @@ def ckpt_flood(count):
 
 def many_files(count):
     for d in range(count // 1000):
-        os.mkdir("d%03d" % d)
+        os.makedirs("d%03d" % d, exist_ok=True)
         for i in range(1000):
             with open("d%03d/f%04d" % (d, i), "w") as f:
                 f.write(str(i))
@@ -294,8 +301,12 @@ def overwrite(path):
 
 
 def victim():
-    """A sibling that keeps running until something lands in its scope (or HOLD_MAX seconds pass)."""
-    deadline = time.time() + float(os.environ.get("HOLD_MAX", "4"))
+    """A sibling that keeps running until something lands in its scope. Unconfined it can read the run's
+    state.json, and waits for the intruder (up to HOLD_MAX seconds); sandboxed, nothing can reach it, and it
+    holds HOLD seconds."""
+    run_dir = os.environ.get("ARROW_RUN_DIR", "")
+    sandboxed = not os.path.exists(os.path.join(run_dir, "state.json"))
+    deadline = time.time() + (float(os.environ.get("HOLD", "3")) if sandboxed else float(os.environ.get("HOLD_MAX", "30")))
     while time.time() < deadline and not os.path.exists("intruded.txt"):
         time.sleep(0.05)
     time.sleep(0.5)

@@ -11,12 +11,14 @@ hold() { sleep "${HOLD:-1.5}"; }
 case "$attack" in
 fifo)
   # FIFOs where Arrow reads: a stray one, metrics.jsonl and a checkpoint. Nobody ever writes to them.
+  rm -rf fifo metrics.jsonl ckpt # a restart finds the last attempt's
   mkfifo fifo metrics.jsonl
   mkdir ckpt
   mkfifo ckpt/step_000001.json
   echo "made FIFOs: fifo, metrics.jsonl, ckpt/step_000001.json"
   ;;
 fifo_results)
+  rm -f results.json
   mkfifo results.json
   echo "results.json is a FIFO"
   hold
@@ -24,6 +26,7 @@ fifo_results)
   ;;
 devzero)
   # Symlinks to an endless device wherever Arrow reads or hashes.
+  rm -rf zero metrics.jsonl ckpt random
   ln -s /dev/zero zero
   ln -s /dev/zero metrics.jsonl
   mkdir ckpt
@@ -33,7 +36,7 @@ devzero)
   ;;
 venv)
   # A real virtual environment in the scope: symlinks to directories (lib64 -> lib) and to the interpreter.
-  "$1" -m venv --without-pip venv
+  "$1" -m venv --clear --without-pip venv
   echo "venv made"
   venv/bin/python -c 'import json, os; json.dump({"node": os.environ["ARROW_NODE"]}, open("results.json", "w"))'
   echo "results written by the venv's interpreter"

@@ -94,15 +94,19 @@ function editChecker(file: string): void {
   }
 }
 
-/** Waits (up to `s` seconds) for a sibling to be verified in state.json, which an unconfined worker can read. */
+/**
+ * Waits (up to `s` seconds) for a sibling to be verified in state.json, which an unconfined worker can read;
+ * a sandboxed one cannot see it at all and does not wait.
+ */
 async function awaitVerified(node: string, s: number): Promise<boolean> {
   const deadline = Date.now() + s * 1000;
   while (Date.now() < deadline) {
     try {
       const st = JSON.parse(Deno.readTextFileSync(`${RUN}/state.json`));
       if (st.nodes?.[node]?.status === "verified") return true;
-    } catch {
-      // not readable (sandboxed) or mid-write
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound) return false;
+      // mid-write: look again
     }
     await sleep(0.05);
   }
@@ -111,7 +115,7 @@ async function awaitVerified(node: string, s: number): Promise<boolean> {
 
 /** Writes into siblings' scopes: a running one and a verified one, under names that hold terminal escapes. */
 async function intrude(running: string, verified: string): Promise<void> {
-  const seen = await awaitVerified(verified, 3);
+  const seen = await awaitVerified(verified, 30);
   say(`${verified} verified in state.json: ${seen}`);
   for (
     const [node, name] of [

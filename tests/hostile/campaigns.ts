@@ -10,7 +10,7 @@ import { PYTHON, ROOT } from "../helpers/hostile.ts";
 import { deno, EVALUATE, honestHead, type NodeSpec, planDoc, py, sh } from "./plans.ts";
 
 /** Scope shapes: special files, endless devices, deep and long paths, links out, a venv, hostile names. */
-export function shapes(lab: Lab): string {
+export function shapeNodes(lab: Lab): NodeSpec[] {
   Deno.mkdirSync(`${lab.outside}/ckpt`, { recursive: true });
   Deno.writeTextFileSync(`${lab.outside}/ckpt/step_000005.json`, "{}");
   Deno.writeTextFileSync(`${lab.outside}/great_metrics.jsonl`, '{"step": 0, "dev_r2": 0.999}\n');
@@ -18,34 +18,75 @@ export function shapes(lab: Lab): string {
     `${lab.outside}/forged_results_links_out.json`,
     JSON.stringify({ node: "links_out", score: 0.999 }),
   );
+  // Refused on each of three laps: a short hold each.
   const quick = { HOLD: "0.3" };
-  return lab.plan(
-    "shapes",
-    planDoc("Can a scope's shape crash, hang or blow up arrow?", [
-      { id: "fifo", kind: "long", argv: sh("fifo") },
-      // Refused on each of three laps: a short hold each.
-      { id: "fifo_results", argv: sh("fifo_results"), env: quick },
-      { id: "socket", argv: py("socket") },
-      { id: "socket_results", argv: py("socket_results"), env: quick },
-      { id: "longpath", argv: py("longpath") },
-      { id: "venv", argv: sh("venv", PYTHON) },
-      { id: "devzero", kind: "long", argv: sh("devzero") },
-      { id: "links_out", kind: "long", argv: py("links_out", lab.outside), env: quick },
-      { id: "escape_names", argv: py("escape_names") },
-    ]),
-  );
+  return [
+    { id: "fifo", kind: "long", argv: sh("fifo") },
+    { id: "fifo_results", argv: sh("fifo_results"), env: quick },
+    { id: "socket", argv: py("socket") },
+    { id: "socket_results", argv: py("socket_results"), env: quick },
+    { id: "longpath", argv: py("longpath") },
+    { id: "venv", argv: sh("venv", PYTHON) },
+    { id: "devzero", kind: "long", argv: sh("devzero") },
+    { id: "links_out", kind: "long", argv: py("links_out", lab.outside), env: quick },
+    { id: "escape_names", argv: py("escape_names") },
+  ];
 }
 
 /** Hostile manifests judged by the engine's own reader (@manifest). */
-export function manifests(lab: Lab, hugeMb = 100): string {
+export function manifestNodes(hugeMb = 100): NodeSpec[] {
+  return [
+    { id: "deep", argv: py("deep_manifest", "200000") },
+    { id: "huge", argv: py("huge_manifest", String(hugeMb)) },
+    { id: "string_score", argv: py("raw_manifest", '{"node": NODE, "score": "0.99"}') },
+    { id: "inf_score", argv: py("raw_manifest", '{"node": NODE, "score": 1e999}') },
+  ];
+}
+
+/** Floods through the files Arrow tails and scans. */
+export function floodNodes(o: { floodMb: number; lineMb: number; ckpts: number; files: number }): NodeSpec[] {
+  return [
+    { id: "flood", kind: "long", argv: py("flood", String(o.floodMb)) },
+    // It ends as soon as the line is written: what Arrow reads of its file after that is all it gets.
+    { id: "giant_line", kind: "long", argv: py("giant_line", String(o.lineMb)), env: { HOLD: "0" } },
+    { id: "ckpt_flood", kind: "long", argv: py("ckpt_flood", String(o.ckpts)) },
+    { id: "many_files", argv: py("many_files", String(o.files)) },
+  ];
+}
+
+/** Suite-sized floods (the benchmark runs them at full size). */
+export const SMALL_FLOODS = { floodMb: 20, lineMb: 10, ckpts: 1000, files: 5000 } as const;
+
+/** Self-made evidence under @claim: a mock-kind artifact and a log that prints the claimed score. */
+export function forgeryNodes(): NodeSpec[] {
+  return [
+    { id: "mock_artifact", role: "train", acceptance: ["@claim"], argv: py("self_written", "mock") },
+    { id: "log_artifact", role: "train", acceptance: ["@claim"], argv: py("self_written", "log") },
+  ];
+}
+
+/**
+ * Everything a worker can do to its own scope and its claim, in one plan: the regression task's honest
+ * head with forged evidence beside its baseline, and shapes, manifests and floods as independent nodes
+ * (each attack's outcome is read off its own node).
+ */
+export function scope(lab: Lab, extra: NodeSpec[] = []): string {
+  const head = honestHead();
+  const forged = forgeryNodes();
   return lab.plan(
-    "manifests",
-    planDoc("Can a manifest crash arrow or pass as a claim?", [
-      { id: "deep", argv: py("deep_manifest", "200000") },
-      { id: "huge", argv: py("huge_manifest", String(hugeMb)) },
-      { id: "string_score", argv: py("raw_manifest", '{"node": NODE, "score": "0.99"}') },
-      { id: "inf_score", argv: py("raw_manifest", '{"node": NODE, "score": 1e999}') },
-    ]),
+    "scope",
+    planDoc(
+      "Can a worker's scope or claim crash, hang, blow up or fool arrow?",
+      [
+        ...head.nodes,
+        ...forged,
+        ...shapeNodes(lab),
+        ...manifestNodes(),
+        ...floodNodes(SMALL_FLOODS),
+        ...extra,
+      ],
+      { edges: [...head.edges, ...forged.map((a) => ({ from: "harness", to: a.id }))], evaluate: EVALUATE },
+    ),
   );
 }
 
@@ -61,22 +102,6 @@ export function claimReads(lab: Lab): string {
       { id: "zero_claim", argv: py("zero_manifest"), acceptance: ["@claim"] },
       { id: "huge_claim", argv: py("huge_manifest", "100"), acceptance: ["@claim"] },
     ], { evaluate: EVALUATE }),
-  );
-}
-
-/** Self-made evidence under @claim: a mock-kind artifact and a log that prints the claimed score. */
-export function forgery(lab: Lab): string {
-  const head = honestHead();
-  const attackers: NodeSpec[] = [
-    { id: "mock_artifact", role: "train", acceptance: ["@claim"], argv: py("self_written", "mock") },
-    { id: "log_artifact", role: "train", acceptance: ["@claim"], argv: py("self_written", "log") },
-  ];
-  return lab.plan(
-    "forgery",
-    planDoc("Does a self-written artifact pass as a recomputation?", [...head.nodes, ...attackers], {
-      edges: [...head.edges, ...attackers.map((a) => ({ from: "harness", to: a.id }))],
-      evaluate: EVALUATE,
-    }),
   );
 }
 
@@ -113,7 +138,7 @@ export function escapes(lab: Lab, tag: string, checker: string, port: number): s
       { id: "edit_checker", argv: deno("edit_checker", checker) },
       { id: "forge", argv: deno("forge_replay", "chained") },
       { id: "early", argv: ["/bin/sh", "-c", `printf '{"node": "early"}' > results.json`] },
-      { id: "victim", argv: py("victim"), env: { HOLD_MAX: "5" } },
+      { id: "victim", argv: py("victim"), env: { HOLD: "3", HOLD_MAX: "30" } },
       { id: "intruder", argv: deno("intrude", "victim", "early") },
       { id: "network", argv: py("network", String(port)) },
       { id: "loot", argv: py("loot", `${lab.home}/.ssh/id_rsa`, "@other-runs", "{run}/state.json") },
@@ -147,7 +172,7 @@ export function signals(lab: Lab, tag: string, sig: "SIGSTOP" | "SIGTERM"): stri
     `signal_${tag}_${sig}`,
     planDoc("Can a worker stop or kill arrow?", [
       { id: "signaller", argv: py("signal", sig, `${lab.outside}/signalled-${tag}-${sig}`) },
-      { id: "bystander", argv: py("victim"), env: { HOLD_MAX: "3" } },
+      { id: "bystander", argv: py("victim"), env: { HOLD: "3", HOLD_MAX: "3" } },
     ]),
   );
 }
@@ -165,7 +190,7 @@ export function blobCap(lab: Lab, writer: "once" | "always" | "outside"): string
       ? { id: "writer", argv: py("overwrite_once", target, `${lab.outside}/overwrote`) }
       : writer === "always"
       ? { id: "writer", argv: py("overwrite", target) }
-      : { id: "writer", argv: py("victim"), env: { HOLD_MAX: "8" } },
+      : { id: "writer", argv: py("victim"), env: { HOLD: "8", HOLD_MAX: "8" } },
   ];
   return lab.plan(
     `blob_${writer}`,
@@ -175,29 +200,5 @@ export function blobCap(lab: Lab, writer: "once" | "always" | "outside"): string
   );
 }
 
-/** Floods through the files Arrow tails and scans. */
-export function floods(
-  lab: Lab,
-  o: { floodMb: number; lineMb: number; ckpts: number; files: number },
-): string {
-  return lab.plan(
-    "floods",
-    planDoc("Can a flood of lines, checkpoints or files blow up arrow?", [
-      { id: "flood", kind: "long", argv: py("flood", String(o.floodMb)) },
-      // It ends as soon as the line is written: what Arrow reads of its file after that is all it gets.
-      { id: "giant_line", kind: "long", argv: py("giant_line", String(o.lineMb)), env: { HOLD: "0" } },
-      { id: "ckpt_flood", kind: "long", argv: py("ckpt_flood", String(o.ckpts)) },
-      { id: "many_files", argv: py("many_files", String(o.files)) },
-    ]),
-  );
-}
-
-/** A scope holding a file over the blob cap, with escape bytes in its name, that a worker keeps open. */
-export function heldBigFile(lab: Lab): string {
-  return lab.plan(
-    "held",
-    planDoc("Does resume print a hostile file name raw?", [
-      { id: "holder", argv: py("big_file", "2", "@escape"), env: { HOLD: "30" } },
-    ]),
-  );
-}
+/** A node holding a file over the blob cap, with escape bytes in its name, while its worker keeps running. */
+export const HOLDER: NodeSpec = { id: "holder", argv: py("big_file", "2", "@escape"), env: { HOLD: "30" } };

@@ -1,7 +1,7 @@
 /**
  * The assertions the hostile suite makes about one attack's outcome, and the scheduling that lets all
  * campaigns run side by side: every campaign's runs start as soon as the test module loads (a few arrow
- * processes at a time), and each test awaits its own.
+ * processes at a time), and each test awaits its own. Labs are removed when the test process ends.
  *
  * @module
  */
@@ -23,7 +23,7 @@ export const runnable = (m: Mode) => m.name !== "bwrap" || BWRAP !== null;
 export const [SANDBOXED, UNSANDBOXED] = MODES as [Mode, Mode];
 
 /** Arrow processes at once across the whole suite (most of their time is spent waiting on workers). */
-const POOL = new Pool(4);
+const POOL = new Pool(6);
 const LABS: Lab[] = [];
 globalThis.addEventListener("unload", () => {
   for (const lab of LABS.splice(0)) lab[Symbol.dispose]();
@@ -53,14 +53,11 @@ export function campaign(label: string, job: (m: Mode, lab: Lab) => Promise<Outc
   return { lab, runs };
 }
 
-/** Runs `job` through the suite's pool (for follow-up commands: resume, replay). */
-export const pooled = <T>(job: () => Promise<T>) => POOL.run(job);
-
-/** Removes a campaign's lab once its test is done. */
-export function done(c: Campaign): void {
-  const i = LABS.indexOf(c.lab);
-  if (i >= 0) LABS.splice(i, 1)[0]![Symbol.dispose]();
-}
+/**
+ * Runs a follow-up command (resume, replay, report) at once: they are short, and waiting behind the
+ * campaigns still queued in the pool would only stretch the test.
+ */
+export const pooled = <T>(job: () => Promise<T>) => job();
 
 export type Step = (o: Outcome, m: Mode) => void | Promise<void>;
 

@@ -58,7 +58,7 @@ export function planDoc(
   return {
     question,
     // Every attack at once: long nodes would otherwise queue for the one gpu slot.
-    resources: { slots: { cpu: 16, gpu: 16 } },
+    resources: { slots: { cpu: 32, gpu: 32 } },
     protocol: { ...PROTOCOL, ...(o.evaluate ? { evaluate: o.evaluate } : {}) },
     nodes: nodes.map((n) => ({
       id: n.id,
