@@ -7,6 +7,7 @@
 import { resumeRun } from "../engine/resume.ts";
 import { TamperedError } from "../record/blackbox.ts";
 import { acquireLock, LockedError } from "../runtime/lock.ts";
+import { SlurmError } from "../runtime/slurm/types.ts";
 import { intFlag, parse } from "./args.ts";
 import { InputError, UsageError } from "./errors.ts";
 import { onInterrupt } from "./interrupt.ts";
@@ -22,7 +23,10 @@ tick. replay.jsonl is the authority: a torn last line is dropped (and reported),
 missing or corrupt state.json are rebuilt from it, processes the dead run left behind are stopped, every
 node's scope is restored to its recorded content, running nodes restart (long nodes from their
 checkpoint), and the run goes on to its verdict. Resuming a finished run says so and changes nothing.
-Only one arrow process may work on a run directory at a time.
+Only one arrow process may work on a run directory at a time. A run on the Slurm runtime keeps it: jobs
+that are still queued or running are re-attached (never submitted twice), jobs of nodes that no longer run
+are cancelled, and only a job Slurm lost restarts from its checkpoint ($SLURM_CONF, else the cluster the
+run was started on).
 
 Options:
   --tick-ms <n>      Pause between ticks (default: the run's own)
@@ -80,6 +84,8 @@ export async function main(argv: string[]): Promise<number> {
       bwrap: await findBwrap(),
       unsandboxed: meta.unsandboxed === true,
       runsDir: meta.run_id ? runDir.slice(0, runDir.lastIndexOf("/")) : null,
+      slurmConf: Deno.env.get("SLURM_CONF") ??
+        (typeof meta.slurm_conf === "string" ? meta.slurm_conf : null),
       signal: interrupt.signal,
       onTick: (s, ev) => progress.tick(s, ev),
     }, (r) => {
@@ -98,12 +104,21 @@ export async function main(argv: string[]): Promise<number> {
         );
       }
       if (r.lost.length) lines.push(`  could not restore: ${r.lost.join(", ")}`);
+      if (r.reattached.length) lines.push(`  re-attached to the Slurm jobs of: ${r.reattached.join(", ")}`);
+      if (r.cancelledJobs.length) {
+        lines.push(`  cancelled Slurm jobs of nodes no longer running: ${r.cancelledJobs.join(", ")}`);
+      }
       if (r.restarted.length) lines.push(`  restarted: ${r.restarted.join(", ")}`);
       console.log(lines.join("\n"));
     });
   } catch (e) {
     if (e instanceof SyntaxError || e instanceof TamperedError) {
       throw new InputError(`arrow resume: ${e.message}`);
+    }
+    if (e instanceof SlurmError) {
+      throw new InputError(`arrow resume: this run's long nodes run on Slurm: ${e.message}`, [
+        "set SLURM_CONF to the cluster's slurm.conf and resume again; no job was touched, no scope restored",
+      ]);
     }
     throw e;
   } finally {

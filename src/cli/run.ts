@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { startRun } from "../engine/run.ts";
+import { SLURM_POLL_MS, startRun } from "../engine/run.ts";
 import { prepare } from "../engine/prepare.ts";
 import type { Mode, RunState } from "../model/state.ts";
 import { canonicalPretty } from "../model/json.ts";
@@ -13,7 +13,9 @@ import { intFlag, parse } from "./args.ts";
 import { judge } from "../overwatch/verdict.ts";
 import { resolveBuiltin, type Resolved, resolvePlanFile, resolveSeedPlan } from "./catalog.ts";
 import type { Fault } from "../graph/scenario.ts";
-import type { Plan } from "../graph/types.ts";
+import type { Plan, Runtime } from "../graph/types.ts";
+import type { BuiltinWorker } from "../runtime/launch.ts";
+import type { SlurmClient } from "../runtime/slurm/client.ts";
 import { printable } from "./escape.ts";
 import { InputError, UsageError } from "./errors.ts";
 import { onInterrupt } from "./interrupt.ts";
@@ -46,6 +48,9 @@ Options:
   --tick-ms <n>      Wall-clock pause between ticks (default 0, or ${REAL_TICK_MS} with --real, where it must
                      stay well above a training stage's time; mock results do not depend on it)
   --max-ticks <n>    Fuse whatever still runs after this many ticks (default 5000)
+  --runtime <r>      Where long nodes run: local (default, or the plan's resources.runtime) or slurm — long
+                     nodes with a free-running worker become Slurm batch jobs on the cluster $SLURM_CONF
+                     names; the run directory must be on a filesystem the compute nodes share (WORKERS.md)
   --runs-dir <dir>   Where run directories go (default ./runs)
   --live             Live path: nodes with worker: {type: agent} are LLM agents (ARROW_LLM_BASE_URL,
                      ARROW_LLM_API_KEY); their commands run in the node's sandbox
@@ -150,6 +155,7 @@ export async function main(argv: string[]): Promise<number> {
     data: { type: "string" },
     target: { type: "string" },
     unsandboxed: { type: "boolean" },
+    runtime: { type: "string" },
     live: { type: "boolean" },
     node: { type: "string" },
     token: { type: "string" },
@@ -172,6 +178,10 @@ export async function main(argv: string[]): Promise<number> {
   if (values.data && !values.target) throw new UsageError("arrow run: --data needs --target <column>");
   if (values.target && !values.data) throw new UsageError("arrow run: --target needs --data <file.csv>");
   if (values.node && !values.live) throw new UsageError("arrow run: --node needs --live");
+  const runtime = values.runtime as string | undefined;
+  if (runtime !== undefined && runtime !== "local" && runtime !== "slurm") {
+    throw new UsageError(`arrow run: --runtime must be local or slurm, not ${JSON.stringify(runtime)}`);
+  }
   // Your own data is real data: --data runs the real path; --live is the real path with LLM agents.
   const mode: Mode = values.live ? "live" : values.real || values.data ? "real" : "mock";
   const tickMs = intFlag(
@@ -199,6 +209,7 @@ export async function main(argv: string[]): Promise<number> {
     data: values.data as string | undefined,
     target: values.target as string | undefined,
     unsandboxed: values.unsandboxed === true,
+    ...(runtime ? { runtime: runtime as Runtime } : {}),
     liveNode: values.node as string | undefined,
     access: serve ? (await import("./serve.ts")).accessFlags("run", values) : {},
   });
@@ -217,6 +228,8 @@ export interface RunOptions {
   data?: string;
   target?: string;
   unsandboxed: boolean;
+  /** --runtime: where long nodes run, overriding the plan's resources.runtime. */
+  runtime?: Runtime;
   /** --live --node N: only N runs its LLM agent; other agent nodes play their mock part. */
   liveNode?: string;
   /** Faults added by the caller (arrow research --bait). */
@@ -238,7 +251,11 @@ export async function runResolved(res: Resolved, o: RunOptions): Promise<number>
     await checkLlm();
   }
   if (o.extraFaults?.length) res = { ...res, faults: [...res.faults, ...o.extraFaults], real: undefined };
+  if (o.runtime) res = { ...res, plan: { ...res.plan, runtime: o.runtime } };
   const sandbox = await sandboxSetup(mode, res, quiet, o.unsandboxed);
+  // Before the run directory exists: a cluster that does not answer, or refuses a node's options, is an
+  // input error that leaves nothing behind.
+  const slurm = await connectSlurm(res.plan, mode, sandbox.builtins, quiet);
   const runsDir = Deno.realPathSync(mkdirp(o.runsDir));
   const runDir = `${runsDir}/${runId(res.name)}`;
   let plan = res.plan;
@@ -260,6 +277,8 @@ export async function runResolved(res: Resolved, o: RunOptions): Promise<number>
     mode,
     tick_ms: tickMs,
     unsandboxed: sandbox.unsandboxed,
+    ...(plan.runtime !== "local" ? { runtime: plan.runtime } : {}),
+    ...(slurm?.conf ? { slurm_conf: slurm.conf } : {}),
     ...(o.data ? { data: o.data, target: o.target } : {}),
     started_at: new Date().toISOString(),
     pid: Deno.pid,
@@ -285,6 +304,7 @@ export async function runResolved(res: Resolved, o: RunOptions): Promise<number>
       } catch (e) {
         // Nothing ran: leave no half-made run directory behind.
         await Deno.remove(runDir, { recursive: true }).catch(() => {});
+        await slurm?.close();
         throw e;
       }
     }
@@ -297,6 +317,7 @@ export async function runResolved(res: Resolved, o: RunOptions): Promise<number>
       bwrap: sandbox.bwrap,
       unsandboxed: sandbox.unsandboxed,
       runsDir,
+      slurm,
       signal: interrupt.signal,
       onTick: (s, ev) => {
         progress.tick(s, ev);
@@ -319,6 +340,41 @@ export async function runResolved(res: Resolved, o: RunOptions): Promise<number>
   const code = printOutcome(final, runDir, json, quiet);
   if (live) await live.hold();
   return code;
+}
+
+/**
+ * A connected Slurm client when the plan's runtime is slurm and some node runs as a job (long nodes with a
+ * free-running worker; never on the mock path, whose workers are lock-step), each node's job options
+ * checked against the cluster; null otherwise.
+ */
+async function connectSlurm(
+  plan: Plan,
+  mode: Mode,
+  builtins: Record<string, BuiltinWorker>,
+  quiet: boolean,
+): Promise<SlurmClient | null> {
+  if (plan.runtime !== "slurm") return null;
+  const { slurmNodes } = await import("../runtime/backend.ts");
+  const ids = new Set(slurmNodes(plan, mode, builtins));
+  if (!ids.size) {
+    if (!quiet) {
+      console.error(
+        "warning: runtime slurm: no node runs as a Slurm job here (only long nodes with a free-running " +
+          "worker do, on the real and live paths); everything runs locally",
+      );
+    }
+    return null;
+  }
+  const { connectChecked } = await import("../runtime/backend_slurm.ts");
+  const { SlurmError } = await import("../runtime/slurm/types.ts");
+  try {
+    return await connectChecked(plan.nodes.filter((n) => ids.has(n.id)), { pollMs: SLURM_POLL_MS });
+  } catch (e) {
+    if (!(e instanceof SlurmError)) throw e;
+    throw new InputError(`arrow run --runtime slurm: ${e.message}`, [
+      "the cluster is the one $SLURM_CONF names (or the Slurm tools' default); see WORKERS.md, Running on a cluster",
+    ]);
+  }
 }
 
 /**

@@ -1,14 +1,19 @@
 /**
  * Crash-resume: continue a run whose arrow process died, from its last persisted tick. replay.jsonl is
  * the authority; the black box is repaired to match it, process groups the dead process left are stopped,
- * every scope is restored to its recorded content, running nodes restart, and the tick loop goes on.
+ * every scope is restored to its recorded content, running nodes restart, and the tick loop goes on. On the
+ * Slurm runtime, jobs outlive arrow: a running node's job is re-attached instead (its scope is left as the
+ * job keeps writing it), jobs of nodes that no longer run are cancelled, and only a job Slurm lost restarts.
  *
  * @module
  */
+import type { NodeId } from "../graph/types.ts";
 import type { RunState } from "../model/state.ts";
 import type { Recovery } from "../record/blackbox.ts";
+import { slurmNodes } from "../runtime/backend.ts";
+import { type Reattached, reattachJobs } from "../runtime/backend_reattach.ts";
 import { soonReady } from "./admit.ts";
-import { drive, type EngineOptions, openSession } from "./run.ts";
+import { drive, type EngineOptions, openRuntime, openSession } from "./run.ts";
 
 export interface ResumeReport {
   recovery: Recovery;
@@ -18,6 +23,10 @@ export interface ResumeReport {
   lost: string[];
   /** Nodes restarted. */
   restarted: string[];
+  /** Slurm runtime: nodes whose job was re-attached (not submitted again). */
+  reattached: string[];
+  /** Slurm runtime: jobs cancelled (their node no longer runs that attempt, or no attempt matched them). */
+  cancelledJobs: string[];
 }
 
 /** Inspects a run without changing anything: is it finished, and what would be repaired. */
@@ -32,13 +41,38 @@ export async function resumeRun(
   const session = openSession(opts);
   const recovery = session.box.reopen();
   const state = recovery.state;
-  const report: ResumeReport = { recovery, stopped: [], lost: [], restarted: [] };
-  if (state.verdict !== null) return { state, report };
+  const report: ResumeReport = {
+    recovery,
+    stopped: [],
+    lost: [],
+    restarted: [],
+    reattached: [],
+    cancelledJobs: [],
+  };
+  if (state.verdict !== null) {
+    await opts.slurm?.close();
+    return { state, report };
+  }
+  // Connected first: a cluster that does not answer stops the resume before anything changed.
+  const slurm = await openRuntime(state, opts);
+  session.world.slurm = slurm;
   report.stopped = await session.world.procs.stopLeftovers();
   session.world.scopes.truncate(state.tick);
-  report.lost = session.world.scopes.restore(state);
+  let jobs: Reattached | null = null;
+  if (slurm) {
+    const onSlurm = new Set(slurmNodes(state.plan, state.mode, opts.builtins ?? {}));
+    jobs = await reattachJobs(slurm, state, (id) => onSlurm.has(id));
+    report.reattached = [...jobs.attached.keys()];
+    report.cancelledJobs = jobs.cancelled;
+  }
+  report.lost = session.world.scopes.restore(sparing(state, jobs?.attached.keys() ?? []));
   for (const id of state.plan.order) {
     if (state.nodes[id]!.status !== "running") continue;
+    const job = jobs?.attached.get(id);
+    if (job) {
+      session.world.attach(state, id, job);
+      continue;
+    }
     session.world.resumeNode(state, id);
     report.restarted.push(id);
   }
@@ -46,4 +80,14 @@ export async function resumeRun(
   onReady?.(report);
   opts.onTick?.(state, []);
   return { state: await drive(state, session, opts), report };
+}
+
+/**
+ * The state with re-attached nodes left out of the scope restore: their job is still writing (or finished
+ * writing while arrow was away), so putting back the last recorded content would undo real work.
+ */
+function sparing(state: RunState, ids: Iterable<NodeId>): RunState {
+  const nodes = { ...state.nodes };
+  for (const id of ids) nodes[id] = { ...nodes[id]!, spawned: false };
+  return { ...state, nodes };
 }

@@ -7,8 +7,12 @@
  */
 import type { Event } from "../model/events.ts";
 import type { RunState } from "../model/state.ts";
+import { openCopy, Tx } from "../model/tx.ts";
 import { BlackBox } from "../record/blackbox.ts";
+import { slurmNodes } from "../runtime/backend.ts";
+import { SlurmBackend } from "../runtime/backend_slurm.ts";
 import type { BuiltinWorker } from "../runtime/launch.ts";
+import { SlurmClient } from "../runtime/slurm/client.ts";
 import { World } from "../runtime/world.ts";
 import { soonReady } from "./admit.ts";
 import { exhaust, step, type StepResult } from "./step.ts";
@@ -26,7 +30,17 @@ export interface EngineOptions {
   runsDir?: string | null;
   onTick?: (state: RunState, events: readonly Event[]) => void;
   signal?: AbortSignal;
+  /**
+   * A connected Slurm client, for a run whose plan says `runtime: slurm` (the caller connects it early to
+   * report an unreachable cluster before anything starts). Without one, a run that has nodes to submit
+   * connects to the cluster `slurmConf` (default $SLURM_CONF) names. The run owns it and closes it.
+   */
+  slurm?: SlurmClient | null;
+  slurmConf?: string | null;
 }
+
+/** How often the Slurm poller asks squeue about the run's jobs (the tick reads its cache, never waits). */
+export const SLURM_POLL_MS = 500;
 
 export interface Session {
   world: World;
@@ -46,9 +60,26 @@ export function openSession(opts: EngineOptions): Session {
   };
 }
 
+/**
+ * The Slurm backend of a run whose runtime is slurm and that has nodes to submit (long nodes with a
+ * free-running worker), else null (a given client is then closed). Throws SlurmError when the cluster does
+ * not answer.
+ */
+export async function openRuntime(state: RunState, opts: EngineOptions): Promise<SlurmBackend | null> {
+  if (!slurmNodes(state.plan, state.mode, opts.builtins ?? {}).length) {
+    await opts.slurm?.close();
+    return null;
+  }
+  const client = opts.slurm ??
+    await SlurmClient.connect({ pollMs: SLURM_POLL_MS, ...(opts.slurmConf ? { conf: opts.slurmConf } : {}) });
+  return new SlurmBackend(client, opts.runDir);
+}
+
 /** Starts a new run from its initial state and drives it to a verdict (or an abort). */
 export async function startRun(state: RunState, opts: EngineOptions): Promise<RunState> {
+  const slurm = await openRuntime(state, opts);
   const session = openSession(opts);
+  session.world.slurm = slurm;
   session.box.begin(state);
   session.world.scopes.record(state);
   session.world.prewarm(state, (id) => soonReady(state, id));
@@ -70,6 +101,9 @@ export async function drive(
       else r = step(state, await world.sense(state, state.tick + 1));
       if (opts.signal?.aborted) break;
       await world.execute(r.state, r.actions);
+      // Jobs submitted or changed state (Slurm runtime only): recorded in the tick they were seen.
+      const notes = world.jobNotes(r.state);
+      if (notes.length) r = withEvents(r, notes);
       if (r.state.verdict === null) world.prewarm(r.state, (id) => soonReady(r.state, id));
       world.scopes.record(r.state, touchedBy(state, r));
       box.append({ tick: r.state.tick, events: r.events }, r.state);
@@ -82,6 +116,13 @@ export async function drive(
     await box.flush();
   }
   return state;
+}
+
+/** A step's result with further events of the same tick applied (copy on write, like the step's own). */
+function withEvents(r: StepResult, events: readonly Event[]): StepResult {
+  const tx = new Tx(openCopy(r.state), r.state.tick);
+  for (const ev of events) tx.emit(ev);
+  return { state: tx.state, events: [...r.events, ...tx.events], actions: r.actions };
 }
 
 /** Nodes whose scope may legitimately have changed in a tick: they ran, or an action touched them. */

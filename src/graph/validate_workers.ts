@@ -8,6 +8,7 @@ import { type Path, type Pos, quote } from "./check.ts";
 import { durationMs } from "./resolve.ts";
 import type { PlanFile } from "./types.ts";
 import type { Finding } from "./validate.ts";
+import { validateSlurm } from "./validate_slurm.ts";
 
 /** Placeholders `protocol.evaluate` may use. */
 export const EVALUATE_VARS = ["artifact", "scope", "data", "node"] as const;
@@ -78,5 +79,6 @@ export function validateWorkers(
       });
     }
   });
+  errors.push(...validateSlurm(plan, pos));
   return { errors, warnings };
 }

@@ -91,6 +91,14 @@ export interface CrashInfo {
   exit_code: number | null;
   signal: string | null;
   stderr_tail: string[];
+  /** Set when the worker ran as a Slurm job: its id (null when the submission was refused). */
+  job_id?: string | null;
+  /** The job's end as Arrow classifies it: FAILED, CANCELLED, TIMEOUT, PREEMPTED, NODE_FAIL, OUT_OF_MEMORY,
+   * UNKNOWN (lost), or PENDING for a job that could never start. */
+  state?: string;
+  /** Slurm's own state word and reason ("TimeLimit", "NonZeroExitCode", "PartitionTimeLimit", …). */
+  slurm_state?: string;
+  reason?: string;
 }
 
 export interface FalseCompletionEvidence extends LapInfo {

@@ -154,6 +154,11 @@ export interface NodeState {
   from: string | null;
   /** Kill pending for the next checkpoint boundary. */
   killAtCkpt: "SUPERSEDED_KILL" | null;
+  /**
+   * The scheduler job of the node's latest attempt, on the Slurm runtime only (absent everywhere else, so
+   * a local run's state and black box do not change): id, attempt and the job's last known state.
+   */
+  job?: { id: string; attempt: number; state: string };
 }
 
 /**

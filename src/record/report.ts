@@ -142,6 +142,7 @@ export function renderReport(state: RunState, incidents: readonly Incident[]): s
     lines.push("");
   }
 
+  lines.push(...jobSection(state));
   lines.push(`## Black box (${incidents.length} incident${incidents.length === 1 ? "" : "s"})`, "");
   for (const i of incidents) {
     const label = isSurgery(i.evidence) ? "graph surgery" : i.type;
@@ -150,4 +151,17 @@ export function renderReport(state: RunState, incidents: readonly Incident[]): s
     );
   }
   return lines.join("\n") + "\n";
+}
+
+/** The Slurm job of each node that ran as one (Slurm runtime only; nothing on a local run). */
+function jobSection(state: RunState): string[] {
+  const rows = state.plan.order.filter((id) => state.nodes[id]?.job);
+  if (!rows.length) return [];
+  const out = ["## Slurm jobs", "", "| node | attempt | job | state |", "|---|---|---|---|"];
+  for (const id of rows) {
+    const job = state.nodes[id]!.job!;
+    out.push(`| ${mdInline(id)} | ${job.attempt} | ${cell(job.id)} | ${cell(job.state)} |`);
+  }
+  out.push("");
+  return out;
 }

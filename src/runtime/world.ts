@@ -7,6 +7,7 @@
  */
 import type { NodeId, PlanNode } from "../graph/types.ts";
 import type { Action } from "../model/actions.ts";
+import type { Event } from "../model/events.ts";
 import { canonical } from "../model/json.ts";
 import type { RunState } from "../model/state.ts";
 import { nodeOf } from "../model/topology.ts";
@@ -14,6 +15,10 @@ import { emptyNodeObs, emptyObservations, type NodeObs, type Observations } from
 import { DEFAULT_OBSERVE_MS } from "../model/defaults.ts";
 import { Acceptance } from "./accept.ts";
 import { AuditReader, inside } from "./audit.ts";
+import { type JobEnd, type JobNote, placeOf, type Proc } from "./backend.ts";
+import { LocalBackend, type LocalProc } from "./backend_local.ts";
+import { type Attached, metricsResumeOffset } from "./backend_reattach.ts";
+import type { SlurmBackend } from "./backend_slurm.ts";
 import { Fingerprinter, type ScopePrint } from "./fingerprint.ts";
 import {
   type BuiltinWorker,
@@ -26,17 +31,17 @@ import {
 import { Lockstep } from "./lockstep.ts";
 import { readManifest } from "./manifest.ts";
 import { bestMetric, firedFaults, newCheckpoints, RequestTail, tailLines, UsageTail } from "./node_files.ts";
-import { spawn, type Spawned, stopGroup } from "./proc.ts";
+import { stopGroup } from "./proc.ts";
 import { ProcJournal } from "./proc_journal.ts";
 import { listFiles, moveContentsAside, moveLaterCkpts } from "./scope_files.ts";
 import { GuardSchedule } from "./guard_schedule.ts";
 import { ScopeRecord } from "./scope_record.ts";
 import { JsonlTail, metricPoints } from "./tail.ts";
-import { sweepOrphans } from "./orphans.ts";
 
 interface Handle {
   attempt: number;
-  proc: Spawned;
+  /** The attempt's process, local or a Slurm job (backend.ts). */
+  proc: Proc;
   lock: Lockstep | null;
   accept: Acceptance;
   metrics: JsonlTail;
@@ -46,8 +51,9 @@ interface Handle {
   usage: UsageTail;
   faultLog: JsonlTail;
   cmd: Command;
-  /** Wall-clock ms the attempt started at, and when the node is next observed (real path). */
-  startedAt: number;
+  /** Wall-clock ms the attempt's process started running (null while a job is queued), and when the node
+   * is next observed (real path). */
+  startedAt: number | null;
   nextObserve: number;
 }
 
@@ -60,6 +66,8 @@ export interface WorldOptions {
   /** The directory holding other runs (hidden from sandboxed programs). */
   runsDir?: string | null;
   ackTimeoutMs?: number;
+  /** The Slurm backend when the run's runtime is slurm (long free-running nodes run as its jobs). */
+  slurm?: SlurmBackend | null;
 }
 
 export class World {
@@ -69,8 +77,14 @@ export class World {
   /** Every scope's recorded content: the guard's reference, the revert source, the resume target. */
   readonly scopes: ScopeRecord;
   readonly procs: ProcJournal;
+  readonly local: LocalBackend;
+  /** Set once, before the first start, when the run's runtime is slurm and it has nodes to submit. */
+  slurm: SlurmBackend | null;
   /** Lock-step worker processes started ahead of admission, waiting for their config. */
-  readonly standbys = new Map<NodeId, { key: string; proc: Spawned; lock: Lockstep; audit: string | null }>();
+  readonly standbys = new Map<
+    NodeId,
+    { key: string; proc: LocalProc; lock: Lockstep; audit: string | null }
+  >();
   /** Scope scans made by the last SENSE: what a verification snapshots (never a later, raced read). */
   readonly scans = new Map<NodeId, ScopePrint>();
   /** Malformed metrics lines skipped, by node. */
@@ -83,6 +97,8 @@ export class World {
   #dirs = new Set<string>();
   #requests: RequestTail | null = null;
   #guard: GuardSchedule;
+  /** The latest job of each node run as a job, until the state has recorded it (see jobNotes). */
+  #jobs = new Map<NodeId, JobNote>();
 
   constructor(opts: WorldOptions) {
     this.runDir = opts.runDir;
@@ -99,6 +115,8 @@ export class World {
     this.scopes = new ScopeRecord(this.runDir, this.fingerprints, (n) => this.scope(n));
     this.#guard = new GuardSchedule(`${this.runDir}/nodes`);
     this.procs = new ProcJournal(this.runDir);
+    this.local = new LocalBackend(this.procs);
+    this.slurm = opts.slurm ?? null;
   }
 
   scope(n: PlanNode): string {
@@ -119,6 +137,9 @@ export class World {
     const running = state.plan.order.filter((id) => state.nodes[id]!.status === "running");
     const exits = new Map<NodeId, number | null>();
     const signals = new Map<NodeId, string | null>();
+    const jobs = new Map<NodeId, JobEnd>();
+    /** Jobs not running yet: they hold their slot, but their silence is not observed (not a hang). */
+    const queued = new Set<NodeId>();
     await Promise.all(running.map(async (id) => {
       const ns = state.nodes[id]!;
       const o = emptyNodeObs(ns.fp);
@@ -140,9 +161,19 @@ export class World {
           exits.set(id, st.code);
           signals.set(id, st.signal);
         }
-      } else if (h.proc.exited) {
-        exits.set(id, h.proc.exited.signal ? null : h.proc.exited.code);
-        signals.set(id, h.proc.exited.signal ?? null);
+      } else {
+        const look = h.proc.look();
+        this.#noteJob(id, h.proc);
+        if (look.phase === "ended") {
+          exits.set(id, look.exit);
+          signals.set(id, look.signal);
+          if (look.job) jobs.set(id, look.job);
+        } else if (look.phase === "queued") queued.add(id);
+        else if (h.startedAt === null) {
+          // A job started running: its observations and wall time count from now, not from its submission.
+          h.startedAt = now;
+          h.nextObserve = now + (nodeOf(state.plan, id).observe_ms ?? DEFAULT_OBSERVE_MS);
+        }
       }
     }));
     for (const id of running) {
@@ -154,8 +185,11 @@ export class World {
         o.tokens += h.usage.tokens();
         o.fired.push(...firedFaults(h.faultLog, state.faults, id));
         if (h.cmd.sandbox === "none") obs.unconfined.push(id);
-        if (real) {
-          o.elapsedMs = now - h.startedAt;
+        if (real && (queued.has(id) || h.startedAt === null) && !exits.has(id)) {
+          o.elapsedMs = 0;
+          o.observed = false;
+        } else if (real) {
+          o.elapsedMs = now - (h.startedAt ?? now);
           o.observed = now >= h.nextObserve || exits.has(id);
           if (o.observed) h.nextObserve = now + (node.observe_ms ?? DEFAULT_OBSERVE_MS);
         }
@@ -173,6 +207,7 @@ export class World {
             exit_code: exit,
             signal: signals.get(id) ?? null,
             stderr_tail: tailLines(`${this.runDir}/logs/${id}.err`),
+            ...(jobs.has(id) ? jobs.get(id)! : {}),
           },
           accept: null,
           manifest: null,
@@ -228,10 +263,11 @@ export class World {
   async #exitOf(h: Handle): Promise<{ code: number | null; signal: string | null }> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<"late">((r) => (timer = setTimeout(() => r("late"), 10_000)));
-    const first = await Promise.race([h.proc.status, late]);
+    const p = h.proc.spawned!;
+    const first = await Promise.race([p.status, late]);
     clearTimeout(timer);
     if (first === "late") {
-      await stopGroup(h.proc, 500);
+      await stopGroup(p, 500);
       return { code: null, signal: "SIGKILL (no exit after its last answer)" };
     }
     return { code: first.signal ? null : first.code, signal: first.signal ?? null };
@@ -283,10 +319,30 @@ export class World {
     if (!h) return;
     this.handles.delete(id);
     await h.lock?.close();
-    await Promise.all([stopGroup(h.proc), h.accept.cancel()]);
-    this.procs.log("stop", id, h.proc);
-    // Without bubblewrap's pid namespace a daemon could outlive its group: find it by its attempt token.
-    if (h.cmd.sandbox !== "bwrap" && h.cmd.env.ARROW_TOKEN) await sweepOrphans(h.cmd.env.ARROW_TOKEN);
+    await Promise.all([h.proc.stop(), h.accept.cancel()]);
+    this.#noteJob(id, h.proc);
+  }
+
+  /** Remembers a job's latest identity and state for the node's state (see jobNotes). */
+  #noteJob(id: NodeId, proc: Proc): void {
+    const job = proc.job();
+    if (job) this.#jobs.set(id, job);
+  }
+
+  /**
+   * Note events recording each node's latest job (id, attempt, state) where the state does not show it yet:
+   * what the dashboard and the report show per node. Only nodes run as jobs ever get one.
+   */
+  jobNotes(state: RunState): Event[] {
+    const out: Event[] = [];
+    for (const [id, job] of this.#jobs) {
+      const had = state.nodes[id]?.job;
+      if (!had || had.id !== job.id || had.attempt !== job.attempt || had.state !== job.state) {
+        out.push({ e: "note", node: id, set: { job } });
+      }
+      if (!this.handles.has(id)) this.#jobs.delete(id);
+    }
+    return out;
   }
 
   /** Starts a node's worker. `catchup` > 0 fast-forwards a lock-step worker after a resume. */
@@ -332,32 +388,54 @@ export class World {
     const accept = Acceptance.prepare(state, node, this.runDir, this.#bwrap, true);
     const standby = this.standbys.get(id);
     this.standbys.delete(id);
-    let proc: Spawned;
+    // Tails start before the process does, so nothing it writes first can be skipped.
+    const metrics = new JsonlTail(`${scope}/metrics.jsonl`);
+    if (!fresh || catchup > 0) metrics.skipToEnd();
+    let proc: Proc;
     let lock: Lockstep | null = null;
     let audit = cmd.audit;
     if (standby && cmd.lockstep && standby.key === standbyKey(cmd)) {
       ({ proc, lock, audit } = standby);
     } else {
       if (standby) void this.#dropStandby(standby);
+      const logs = { stdout: `${this.runDir}/logs/${id}.out`, stderr: `${this.runDir}/logs/${id}.err` };
       try {
-        proc = this.#spawn(id, cmd);
+        proc = placeOf(state.plan.runtime, node, cmd) === "slurm" && this.slurm
+          ? this.slurm.start({ node, attempt, cmd, ...logs, metricsAt: metrics.offset })
+          : this.local.start({ node, attempt, cmd, ...logs, metricsAt: metrics.offset });
       } catch (e) {
         this.#cannotStart(id, e as Error);
         void accept.cancel();
         return;
       }
-      if (cmd.lockstep) lock = new Lockstep(proc);
+      if (cmd.lockstep) lock = new Lockstep(proc.spawned!);
     }
     // Canonical JSON: a worker's output may depend on its config's bytes (its code_sha does), and a state
     // rebuilt from replay.jsonl has sorted keys where the original had the plan's order.
     if (lock && cmd.config) lock.sendLine(canonical({ config: cmd.config }));
-    const metrics = new JsonlTail(`${scope}/metrics.jsonl`);
+    this.#handle(node, attempt, cmd, proc, lock, accept, metrics, audit, catchup > 0);
+  }
+
+  /** Registers a started (or re-attached) attempt; a queued job counts as running only once it runs. */
+  #handle(
+    node: PlanNode,
+    attempt: number,
+    cmd: Command,
+    proc: Proc,
+    lock: Lockstep | null,
+    accept: Acceptance,
+    metrics: JsonlTail,
+    audit: string | null,
+    caughtUp: boolean,
+  ): void {
+    const id = node.id;
+    const scope = this.scope(node);
     const usage = new UsageTail(`${this.runDir}/.arrow/usage/${id}.jsonl`);
     const faultLog = new JsonlTail(`${this.runDir}/.arrow/faults/${id}.${attempt}.jsonl`);
-    if (!fresh || catchup > 0) metrics.skipToEnd();
-    if (catchup > 0) usage.skipToEnd();
+    if (caughtUp) usage.skipToEnd();
     const now = Date.now();
     const pace = node.observe_ms ?? DEFAULT_OBSERVE_MS;
+    this.#noteJob(id, proc);
     this.handles.set(id, {
       attempt,
       proc,
@@ -370,9 +448,50 @@ export class World {
       usage,
       faultLog,
       cmd,
-      startedAt: now,
+      startedAt: proc.backend === "local" ? now : null,
       nextObserve: now + pace,
     });
+  }
+
+  /**
+   * Gives a resumed run back the handle of a job that outlived the arrow that submitted it: nothing is
+   * started, the scope is left as the job keeps writing it, and metrics.jsonl is tailed from where the
+   * state's record of this attempt ends.
+   */
+  attach(state: RunState, id: NodeId, job: Attached): void {
+    const node = nodeOf(state.plan, id);
+    const ns = state.nodes[id]!;
+    const scope = this.scope(node);
+    this.#ensureDir(scope);
+    const ctx = {
+      runDir: this.runDir,
+      state,
+      node,
+      attempt: ns.attempt,
+      resume: ns.from,
+      catchup: 0,
+      bwrap: this.#bwrap,
+      unsandboxed: this.#unsandboxed,
+      runsDir: this.#runsDir,
+    };
+    let cmd: Command;
+    try {
+      // The same command the job was submitted with (its shadows, sandbox layer and token are per attempt).
+      cmd = workerCommand(ctx, this.#builtins);
+    } catch (e) {
+      this.#cannotStart(id, e as Error);
+      return;
+    }
+    const metrics = new JsonlTail(`${scope}/metrics.jsonl`);
+    metrics.offset = metricsResumeOffset(
+      metrics.path,
+      job.metricsAt,
+      ns.from === null,
+      ns.value === null ? null : { step: ns.step, value: ns.value },
+      state.plan.protocol.metric,
+    );
+    const accept = Acceptance.prepare(state, node, this.runDir, this.#bwrap, true);
+    this.#handle(node, ns.attempt, cmd, job.proc, null, accept, metrics, job.audit, true);
   }
 
   /** A worker that cannot even start is a crash of its attempt: a process that exits at once says why. */
@@ -389,17 +508,8 @@ export class World {
     this.#dirs.add(dir);
   }
 
-  #spawn(id: NodeId, cmd: Command): Spawned {
-    const p = spawn(cmd.cmd, cmd.args, {
-      cwd: cmd.cwd,
-      env: cmd.env,
-      stdin: cmd.lockstep ? "piped" : "null",
-      stdout: cmd.lockstep ? "piped" : "null",
-      stderrFile: `${this.runDir}/logs/${id}.err`,
-      ...(cmd.lockstep ? {} : { stdoutFile: `${this.runDir}/logs/${id}.out` }),
-    });
-    this.procs.log("start", id, p);
-    return p;
+  #spawn(id: NodeId, cmd: Command): LocalProc {
+    return this.local.spawn(id, cmd, `${this.runDir}/logs/${id}.err`, `${this.runDir}/logs/${id}.out`);
   }
 
   /**
@@ -436,14 +546,18 @@ export class World {
       if (!cmd.lockstep) continue;
       this.#ensureDir(this.scope(n));
       const proc = this.#spawn(n.id, cmd);
-      this.standbys.set(n.id, { key: standbyKey(cmd), proc, lock: new Lockstep(proc), audit: cmd.audit });
+      this.standbys.set(n.id, {
+        key: standbyKey(cmd),
+        proc,
+        lock: new Lockstep(proc.spawned),
+        audit: cmd.audit,
+      });
     }
   }
 
-  async #dropStandby(s: { proc: Spawned; lock: Lockstep }): Promise<void> {
+  async #dropStandby(s: { proc: LocalProc; lock: Lockstep }): Promise<void> {
     await s.lock.close();
-    await stopGroup(s.proc, 200);
-    this.procs.log("stop", "(standby)", s.proc);
+    await s.proc.drop(200, "(standby)");
   }
 
   /**
@@ -481,7 +595,7 @@ export class World {
     }
   }
 
-  /** Stops every worker. */
+  /** Stops every worker (a Slurm job is cancelled) and releases the backends. */
   async shutdown(): Promise<void> {
     this.#guard.close();
     const standbys = [...this.standbys.values()];
@@ -490,5 +604,6 @@ export class World {
       ...[...this.handles.keys()].map((id) => this.stop(id)),
       ...standbys.map((s) => this.#dropStandby(s)),
     ]);
+    await Promise.all([this.local.close(), this.slurm?.close()]);
   }
 }

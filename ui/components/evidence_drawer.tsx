@@ -11,11 +11,20 @@ import type { ViewModel } from "../models/view_model.ts";
 
 const show = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v, null, 2));
 
+/** The Slurm job a crash's evidence names (Slurm runtime only), as one line of text. */
+function jobOf(evidence: unknown): string | null {
+  const crash = (evidence as { crash?: Record<string, unknown> } | null)?.crash;
+  if (!crash || !("job_id" in crash)) return null;
+  const id = crash.job_id === null ? "not submitted" : `job ${String(crash.job_id)}`;
+  return `${id}: ${String(crash.state ?? "?")}${crash.reason ? ` (${String(crash.reason)})` : ""}`;
+}
+
 export function EvidenceDrawer({ view }: { view: ViewModel }) {
   const p = view.opened.value;
   if (!p) return null;
   const i = p.incident;
   const look = LADDER_LOOK[i.ladder];
+  const job = jobOf(i.evidence);
   return (
     <aside class="drawer" aria-label="Incident evidence" data-incident-type={i.type}>
       <header>
@@ -36,6 +45,7 @@ export function EvidenceDrawer({ view }: { view: ViewModel }) {
         <dd>{i.laps}</dd>
         <dt>tokens</dt>
         <dd>{i.tokens}</dd>
+        {job && [<dt key="job-k">Slurm</dt>, <dd key="job-v">{job}</dd>]}
       </dl>
       <h4>Evidence</h4>
       <dl class="evidence">

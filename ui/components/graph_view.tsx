@@ -51,13 +51,20 @@ function Node({ b, ns, grown }: { b: NodeBox; ns: NodeState; grown: boolean }) {
       transform={`translate(${b.x},${b.y})`}
     >
       <title>
-        {`${b.id} — ${b.title} (${b.kind}, ${b.role}): ${ns.status}${ns.cause ? `, ${ns.cause}` : ""}`}
+        {`${b.id} — ${b.title} (${b.kind}, ${b.role}): ${ns.status}${ns.cause ? `, ${ns.cause}` : ""}${
+          ns.job ? `; Slurm job ${ns.job.id} (attempt ${ns.job.attempt}) ${ns.job.state}` : ""
+        }`}
       </title>
       {shapeOf(b, look.fill)}
       <text class="nid" y={prog ? -13 : -9} fill={look.ink} text-anchor="middle">{b.id}</text>
       <text class="ntitle" y={prog ? 1 : 6} fill={look.ink} text-anchor="middle">{clip(b.title, 17)}</text>
       <text class="nstatus" y={prog ? 13 : 20} fill={look.ink} text-anchor="middle">{ns.status}</text>
       {prog && <text class="nprog" y={24} fill={look.ink} text-anchor="middle">{prog}</text>}
+      {ns.job && (
+        <text class="njob" y={b.h / 2 + 11} fill="#334155" text-anchor="middle" data-job={ns.job.id}>
+          {`job ${clip(ns.job.id, 12)} · ${ns.job.state}`}
+        </text>
+      )}
     </g>
   );
 }

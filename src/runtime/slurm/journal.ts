@@ -16,7 +16,14 @@ export interface JobRecord {
   attempt: number;
   jobId: JobId;
   name: string;
+  /** Byte offset of the node's metrics.jsonl where this attempt's lines start (a re-attach reads from it). */
+  metricsAt?: number;
+  /** The Deno permission audit log the job writes, when it is a Deno program (a re-attach keeps reading it). */
+  audit?: string;
 }
+
+/** What a submission record may carry besides its identity. */
+export type JobExtra = Pick<JobRecord, "metricsAt" | "audit">;
 
 export class JobJournal {
   readonly path: string;
@@ -26,8 +33,8 @@ export class JobJournal {
     this.path = `${runDir}/.arrow/slurm/jobs.jsonl`;
   }
 
-  submitted(node: string, attempt: number, jobId: JobId, name: string): void {
-    this.#log({ op: "submit", node, attempt, jobId, name });
+  submitted(node: string, attempt: number, jobId: JobId, name: string, extra: JobExtra = {}): void {
+    this.#log({ op: "submit", node, attempt, jobId, name, ...extra });
   }
 
   ended(node: string, attempt: number, jobId: JobId, name: string): void {
@@ -38,15 +45,15 @@ export class JobJournal {
     appendDurable(this.path, JSON.stringify(r) + "\n", true);
   }
 
-  /** Jobs submitted and not recorded as ended, in submission order. A torn last line is skipped. */
-  open(): JobRecord[] {
+  /** Every record, in the order written. A torn last line (arrow died while writing it) is skipped. */
+  records(): JobRecord[] {
     let text = "";
     try {
       text = Deno.readTextFileSync(this.path);
     } catch {
       return [];
     }
-    const live = new Map<JobId, JobRecord>();
+    const out: JobRecord[] = [];
     for (const line of text.split("\n")) {
       let r: JobRecord;
       try {
@@ -54,7 +61,17 @@ export class JobJournal {
       } catch {
         continue;
       }
-      if (typeof r?.jobId !== "string") continue;
+      if (typeof r?.jobId === "string" && typeof r.node === "string" && typeof r.attempt === "number") {
+        out.push(r);
+      }
+    }
+    return out;
+  }
+
+  /** Jobs submitted and not recorded as ended, in submission order. */
+  open(): JobRecord[] {
+    const live = new Map<JobId, JobRecord>();
+    for (const r of this.records()) {
       if (r.op === "submit") live.set(r.jobId, r);
       else live.delete(r.jobId);
     }
@@ -93,7 +110,8 @@ export async function reattach(
       out.cancelled.push(r);
     }
   }
-  const known = new Set(open.map((r) => r.jobId));
+  // Any job the journal ever named is not "unrecorded", even one recorded as ended that Slurm still lists.
+  const known = new Set(journal.records().map((r) => r.jobId));
   out.unrecorded = (await client.findJobs(namePrefix)).filter((v) =>
     !known.has(v.jobId) && (v.state === "PENDING" || v.state === "RUNNING")
   );
