@@ -86,8 +86,9 @@ Deno.test("manifests: 200,000 deep, 100 MB, a string score, 1e999", async (t) =>
   });
   await each(t, runs, "100 MB: FALSE_COMPLETION naming its size; nothing of it in the black box", (o) => {
     refused(o, "huge", /^results\.json is larger than 1048576 bytes \(104857\d+\)$/);
+    const pad = "A".repeat(4096);
     for (const f of ["state.json", "replay.jsonl", "incidents.jsonl"]) {
-      ok(size(`${o.dir}/${f}`) < 1 << 20, `${f} holds no manifest`);
+      ok(!text(`${o.dir}/${f}`).includes(pad), `${f} holds the manifest's padding`);
     }
   });
   await each(t, runs, 'a string score "0.99": FALSE_COMPLETION, never a score', (o) => {

@@ -14,8 +14,8 @@ export const RSS_LIMIT_KB = 300 * 1024;
 /** Past this the watchdog kills arrow at once: the attack has won and the machine must not pay for it. */
 const RSS_KILL_KB = 1536 * 1024;
 const TERM_GRACE_MS = 5000;
-/** No tick for this long is a hang (a tick takes well under a second even on a loaded machine). */
-export const STALL_MS = 30_000;
+/** No tick for this long is a hang: a tick that starts twenty workers can take ten seconds on a loaded machine. */
+export const STALL_MS = 60_000;
 
 export interface Watched {
   code: number | null;
@@ -472,6 +472,25 @@ export function fileSize(path: string): number {
     return Deno.lstatSync(path).size;
   } catch {
     return 0;
+  }
+}
+
+/** The last `bytes` bytes of a file as text, or "" when it is missing. */
+export function tailOf(path: string, bytes: number): string {
+  try {
+    using f = Deno.openSync(path);
+    const size = f.statSync().size;
+    f.seekSync(Math.max(0, size - bytes), Deno.SeekMode.Start);
+    const buf = new Uint8Array(Math.min(bytes, size));
+    let got = 0;
+    while (got < buf.length) {
+      const n = f.readSync(buf.subarray(got));
+      if (!n) break;
+      got += n;
+    }
+    return new TextDecoder().decode(buf.subarray(0, got));
+  } catch {
+    return "";
   }
 }
 

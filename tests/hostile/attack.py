@@ -301,11 +301,10 @@ def overwrite(path):
 
 
 def victim():
-    """A sibling that keeps running until something lands in its scope. Unconfined it can read the run's
-    state.json, and waits for the intruder (up to HOLD_MAX seconds); sandboxed, nothing can reach it, and it
-    holds HOLD seconds."""
-    run_dir = os.environ.get("ARROW_RUN_DIR", "")
-    sandboxed = not os.path.exists(os.path.join(run_dir, "state.json"))
+    """A sibling that keeps running until something lands in its scope. Unconfined, it waits for the
+    intruder (up to HOLD_MAX seconds); sandboxed, nothing can reach it, and it holds HOLD seconds."""
+    # replay.jsonl exists before any worker starts; under bubblewrap the run directory is an empty tmpfs.
+    sandboxed = not os.path.exists(os.path.join(os.environ.get("ARROW_RUN_DIR", ""), "replay.jsonl"))
     deadline = time.time() + (float(os.environ.get("HOLD", "3")) if sandboxed else float(os.environ.get("HOLD_MAX", "30")))
     while time.time() < deadline and not os.path.exists("intruded.txt"):
         time.sleep(0.05)

@@ -99,14 +99,19 @@ function editChecker(file: string): void {
  * a sandboxed one cannot see it at all and does not wait.
  */
 async function awaitVerified(node: string, s: number): Promise<boolean> {
+  // replay.jsonl exists before any worker starts; under bubblewrap the run directory is an empty tmpfs.
+  try {
+    Deno.lstatSync(`${RUN}/replay.jsonl`);
+  } catch {
+    return false;
+  }
   const deadline = Date.now() + s * 1000;
   while (Date.now() < deadline) {
     try {
       const st = JSON.parse(Deno.readTextFileSync(`${RUN}/state.json`));
       if (st.nodes?.[node]?.status === "verified") return true;
-    } catch (e) {
-      if (e instanceof Deno.errors.NotFound) return false;
-      // mid-write: look again
+    } catch {
+      // not written yet, or mid-write: look again
     }
     await sleep(0.05);
   }

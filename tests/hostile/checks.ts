@@ -23,7 +23,7 @@ export const runnable = (m: Mode) => m.name !== "bwrap" || BWRAP !== null;
 export const [SANDBOXED, UNSANDBOXED] = MODES as [Mode, Mode];
 
 /** Arrow processes at once across the whole suite (most of their time is spent waiting on workers). */
-const POOL = new Pool(6);
+const POOL = new Pool(5);
 const LABS: Lab[] = [];
 globalThis.addEventListener("unload", () => {
   for (const lab of LABS.splice(0)) lab[Symbol.dispose]();

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { figure, type Outcome, text } from "../helpers/hostile.ts";
+import { figure, type Outcome, tailOf, text } from "../helpers/hostile.ts";
 import * as plans from "./campaigns.ts";
 import { campaign, exists, size } from "./checks.ts";
 import { deno, planDoc, py } from "./plans.ts";
@@ -68,11 +68,23 @@ export const ESCAPES = campaign("escapes", async (m, lab) => {
  * down, then `arrow resume`. The killed run's outcome is kept beside the resumed one.
  */
 export const KILLED = new Map<string, Outcome>();
+
+/**
+ * True once the scope record holding `needle` is part of a persisted tick: the record of a tick is written
+ * just before its replay line, and a resume goes back to the last replay line.
+ */
+function persisted(dir: string, needle: string): boolean {
+  const line = text(`${dir}/.arrow/scopes.jsonl`).split("\n").find((l) => l.includes(needle));
+  if (!line) return false;
+  const tick = (JSON.parse(line) as { tick: number }).tick;
+  const tail = tailOf(`${dir}/replay.jsonl`, 1 << 16).trimEnd().split("\n").at(-1) ?? "";
+  return Number(tail.match(/"tick":(\d+)/)?.[1] ?? -1) >= tick;
+}
 export const RESUME = campaign("resume", async (m, lab) => {
   const armed = (d: string) =>
     exists(`${d}/nodes/fifo/fifo`) && exists(`${d}/nodes/socket/sock`) &&
     size(`${d}/nodes/huge/results.json`) >= 100 << 20 && size(`${d}/nodes/flood/metrics.jsonl`) >= 5 << 20 &&
-    text(`${d}/.arrow/scopes.jsonl`).includes("pwned");
+    persisted(d, "pwned");
   const k = await lab.run(m, plans.scope(lab, [plans.HOLDER]), {
     env: BLOB_ENV,
     poll: (d) => !!d && armed(d),
