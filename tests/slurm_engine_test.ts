@@ -6,8 +6,7 @@
  * submitting it again. Ignored, saying why once, where no cluster can start.
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
-import { stringify } from "yaml";
-import { parse } from "yaml";
+import { parse, stringify } from "yaml";
 import { BUILTINS } from "../scripts/real/registry.ts";
 import { resolveBuiltin } from "../src/cli/catalog.ts";
 import { findBwrap } from "../src/cli/sandbox.ts";
