@@ -9,6 +9,7 @@
  */
 import type { PlanNode } from "../graph/types.ts";
 import type { Backend, JobEnd, JobNote, Phase, Proc, StartRequest } from "./backend.ts";
+import type { Command } from "./launch.ts";
 import { slurmSpec } from "./slurm/backend.ts";
 import { SlurmClient, type SlurmClientOptions } from "./slurm/client.ts";
 import { JobJournal } from "./slurm/journal.ts";
@@ -198,34 +199,45 @@ export class SlurmBackend implements Backend {
   }
 
   start(req: StartRequest): SlurmProc {
-    const { node, attempt, cmd } = req;
+    return this.submit(req.node.id, req.attempt, req.cmd, req, jobOptions(req.node), {
+      metricsAt: req.metricsAt,
+      audit: req.cmd.audit,
+    });
+  }
+
+  /**
+   * Submits any free-running program as a job of this run, under the name `arrow.<run>.<label>.<attempt>`
+   * (a node's attempt, or another child such as a tree-mode executor): the same handle, journal and stop as
+   * a node's. The submission runs in the background; a refusal ends the handle at once, saying why.
+   */
+  submit(
+    label: string,
+    attempt: number,
+    cmd: Pick<Command, "cmd" | "args" | "env" | "cwd">,
+    files: { stdout: string; stderr: string },
+    options: SlurmOptions,
+    extra: { metricsAt: number; audit: string | null } = { metricsAt: 0, audit: null },
+  ): SlurmProc {
+    const name = jobName(this.runId, label, attempt);
+    const proc = new SlurmProc(this, label, attempt, name, files.stderr, null);
     let spec;
     try {
-      spec = slurmSpec(cmd, {
+      spec = slurmSpec({ ...cmd, lockstep: false }, {
         runDir: this.runDir,
         runId: this.runId,
-        node: node.id,
+        node: label,
         attempt,
-        options: jobOptions(node),
+        options,
       });
     } catch (e) {
-      const p = new SlurmProc(
-        this,
-        node.id,
-        attempt,
-        jobName(this.runId, node.id, attempt),
-        req.stderr,
-        null,
-      );
-      return p.submit(() => Promise.reject(e), { metricsAt: req.metricsAt, audit: null });
+      return proc.submit(() => Promise.reject(e), extra);
     }
-    const job = { ...spec, stdout: req.stdout, stderr: req.stderr };
+    const job = { ...spec, stdout: files.stdout, stderr: files.stderr };
     // slurmstepd replaces a TMPDIR that does not exist with /tmp (and says so in the job's stderr): the
     // private one a local run would name is made, so the job sees the same environment.
     const tmp = cmd.env.TMPDIR;
     if (tmp?.startsWith(`${this.runDir}/`)) Deno.mkdirSync(tmp, { recursive: true });
-    return new SlurmProc(this, node.id, attempt, spec.name, req.stderr, null)
-      .submit(() => this.client.submit(job), { metricsAt: req.metricsAt, audit: cmd.audit });
+    return proc.submit(() => this.client.submit(job), extra);
   }
 
   /** A handle on a job an earlier arrow process submitted (the client already watches it). */
