@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { copyJson } from "./copy.ts";
 import type { Event, ReplayLine } from "./events.ts";
 import { type RunState, STATE_VERSION } from "./state.ts";
 
@@ -11,7 +12,7 @@ import { type RunState, STATE_VERSION } from "./state.ts";
 export function apply(state: RunState, ev: Event): RunState {
   switch (ev.e) {
     case "init":
-      return structuredClone(ev.state);
+      return copyJson(ev.state);
     case "status":
       state.nodes[ev.node]!.status = ev.to;
       return state;
@@ -22,7 +23,7 @@ export function apply(state: RunState, ev: Event): RunState {
       state.nodes[ev.node]!.spawned = true;
       return state;
     case "note":
-      Object.assign(state.nodes[ev.node]!, structuredClone(ev.set));
+      Object.assign(state.nodes[ev.node]!, copyJson(ev.set));
       return state;
     case "slot": {
       const slot = state.slots[ev.slot];

@@ -10,6 +10,7 @@
  * @module
  */
 import type { Action } from "./actions.ts";
+import { copyJson } from "./copy.ts";
 import type { Event } from "./events.ts";
 import { apply } from "./reduce.ts";
 import type { Incident, RunState } from "./state.ts";
@@ -34,11 +35,11 @@ export class Tx {
   #own(ev: Event): void {
     const node = ev.e === "stream" ? ev.to : "node" in ev && ev.e !== "fault" ? ev.node : null;
     if (node !== null && !this.#owned.has(node) && this.state.nodes[node]) {
-      this.state.nodes[node] = structuredClone(this.state.nodes[node]!);
+      this.state.nodes[node] = copyJson(this.state.nodes[node]!);
       this.#owned.add(node);
     }
     if (ev.e === "slot" && !this.#slots) {
-      this.state.slots = structuredClone(this.state.slots);
+      this.state.slots = copyJson(this.state.slots);
       this.#slots = true;
     }
     if (ev.e === "fault" && !this.#faults.has(ev.index)) {

@@ -7,6 +7,7 @@
  * @module
  */
 import type { ReplayLine } from "../../src/model/events.ts";
+import { copyJson } from "../../src/model/copy.ts";
 import { apply, applyTick } from "../../src/model/reduce.ts";
 import type { Incident, RunState } from "../../src/model/state.ts";
 
@@ -56,7 +57,7 @@ export class Timeline {
 
   #keep(at: number, s: RunState): void {
     if (this.#snaps.has(at)) return;
-    this.#snaps.set(at, structuredClone(s));
+    this.#snaps.set(at, copyJson(s));
     let k = this.#snapKeys.length;
     while (k > 0 && this.#snapKeys[k - 1]! > at) k--;
     this.#snapKeys.splice(k, 0, at);
@@ -78,9 +79,9 @@ export class Timeline {
   stateAt(i: number): RunState {
     if (!this.#head) throw new RangeError("Cannot rebuild a state: no replay line yet");
     const end = Math.max(0, Math.min(i, this.lines.length - 1));
-    if (end === this.lines.length - 1) return structuredClone(this.#head);
+    if (end === this.lines.length - 1) return copyJson(this.#head);
     const base = this.#snapBefore(end);
-    let s = structuredClone(this.#snaps.get(base)!);
+    let s = copyJson(this.#snaps.get(base)!);
     for (let k = base + 1; k <= end; k++) {
       s = applyTick(s, this.lines[k]!);
       if (k % SNAP_EVERY === 0 && k < end) this.#keep(k, s);
