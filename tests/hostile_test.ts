@@ -14,7 +14,8 @@
  * (src/graph/validate_test.ts, tests/fuzz_test.ts). The full-size floods are `deno task bench:hostile`.
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
-import { BWRAP, how, incidentsOf, NO_BWRAP, scopeRecord, text } from "./helpers/hostile.ts";
+import { BWRAP, how, NO_BWRAP, text } from "./helpers/hostile.ts";
+import { incidentsOf, scopeRecord } from "./hostile/lab.ts";
 import { each, log, refused, size, status, SURVIVES, survives, verified } from "./hostile/checks.ts";
 import { CLAIMS, SCOPE } from "./hostile/schedule.ts";
 import "./hostile/sandbox_cases.ts";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Lab } from "../helpers/hostile.ts";
+import type { Lab } from "./lab.ts";
 import { PYTHON, ROOT } from "../helpers/hostile.ts";
 import { deno, EVALUATE, honestHead, type NodeSpec, planDoc, py, sh } from "./plans.ts";
 

@@ -6,18 +6,8 @@
  * @module
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import {
-  BWRAP,
-  figure,
-  how,
-  incidentsOf,
-  Lab,
-  type Mode,
-  MODES,
-  type Outcome,
-  Pool,
-  survivalProblems,
-} from "../helpers/hostile.ts";
+import { BWRAP, figure, how, type Mode, MODES, Pool } from "../helpers/hostile.ts";
+import { incidentsOf, Lab, type Outcome, survivalProblems } from "./lab.ts";
 
 export const runnable = (m: Mode) => m.name !== "bwrap" || BWRAP !== null;
 export const [SANDBOXED, UNSANDBOXED] = MODES as [Mode, Mode];

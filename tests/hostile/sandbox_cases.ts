@@ -6,18 +6,8 @@
  * @module
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
-import {
-  BWRAP,
-  CANARY,
-  how,
-  incidentsOf,
-  type Outcome,
-  processesMatching,
-  rawControl,
-  reap,
-  survivalProblems,
-  text,
-} from "../helpers/hostile.ts";
+import { BWRAP, how, processesMatching, rawControl, reap, text } from "../helpers/hostile.ts";
+import { CANARY, incidentsOf, type Outcome, survivalProblems } from "./lab.ts";
 import { each, log, pooled, SANDBOXED, status, SURVIVES, survives, UNSANDBOXED, verified } from "./checks.ts";
 import {
   BIG,

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { figure, type Outcome, tailOf, text } from "../helpers/hostile.ts";
+import { figure, tailOf, text } from "../helpers/hostile.ts";
+import { type Outcome } from "./lab.ts";
 import * as plans from "./campaigns.ts";
 import { campaign, exists, size } from "./checks.ts";
 import { deno, planDoc, py } from "./plans.ts";
