@@ -8,9 +8,11 @@
 import { render } from "preact";
 import { RunList } from "./components/run_list.tsx";
 import { RunView } from "./components/run_view.tsx";
+import { TreeView } from "./components/tree_view.tsx";
 import { PlayerModel } from "./models/player_model.ts";
 import { RunModel } from "./models/run_model.ts";
 import { RunsModel } from "./models/runs_model.ts";
+import { TreeModel } from "./models/tree_model.ts";
 import { ViewModel } from "./models/view_model.ts";
 
 const params = new URLSearchParams(location.search);
@@ -21,7 +23,12 @@ const root = document.getElementById("app")!;
 root.textContent = "";
 document.body.classList.toggle("stage", stage);
 
-if (id) {
+if (id && params.get("view") === "tree") {
+  const tree = new TreeModel(id);
+  document.title = `${id} — Arrow tree`;
+  render(<TreeView model={tree} id={id} />, root);
+  void tree.load();
+} else if (id) {
   const run = new RunModel(id);
   const player = new PlayerModel(run);
   const view = new ViewModel(run, player);

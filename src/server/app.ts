@@ -19,6 +19,7 @@ import { metricsOf } from "./metrics.ts";
 import { type AliveCheck, heavy, listRuns, readObject, runDirOf, STATE_CAP, summarize } from "./runs.ts";
 import { plainLines, streamPlain, type Unreadable } from "./safe_read.ts";
 import { DEFAULT_STALL_MS, resumeAfter, sseResponse } from "./sse.ts";
+import { mountTreeRoutes } from "./tree_routes.ts";
 
 export interface AppDeps extends AccessPolicy {
   runsDir: string;
@@ -213,6 +214,7 @@ export function createApp(deps: AppDeps): Hono {
     });
   });
 
+  mountTreeRoutes(app, deps);
   app.notFound((c) => c.json({ error: "not found" }, 404));
   app.onError((err, c) => {
     console.error(`arrow serve: ${c.req.method} ${visible(c.req.path)}: ${visible(err.message)}`);
