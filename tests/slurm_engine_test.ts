@@ -302,6 +302,58 @@ Deno.test({
 });
 
 Deno.test({
+  name:
+    "Ctrl-C cancels the run's jobs and closes them in the journal; a resume resubmits from the checkpoint",
+  ignore: NO_CLUSTER,
+  fn: async () => {
+    const tmp = await Deno.makeTempDir({ prefix: "arrow-slurm-int-" });
+    try {
+      Deno.writeTextFileSync(`${tmp}/plan.yaml`, slowSeed(120));
+      const runsDir = `${tmp}/runs`;
+      const env = { SLURM_CONF: cluster.conf! };
+      const child = spawnArrow(
+        ["run", `${tmp}/plan.yaml`, "--real", "--runtime", "slurm", "--runs-dir", runsDir, "--quiet"],
+        "null",
+        env,
+      );
+      let dir = "";
+      await until(
+        () => {
+          if (!dir) {
+            try {
+              const d = [...Deno.readDirSync(runsDir)].find((e) => e.isDirectory);
+              if (d) dir = `${runsDir}/${d.name}`;
+            } catch {
+              // not made yet
+            }
+            if (!dir) return false;
+          }
+          return submissions(dir).length > 0 && lineCount(`${dir}/nodes/N4/metrics.jsonl`) >= 8;
+        },
+        120_000,
+        "N4's job to train 8 stages",
+        50,
+      );
+      child.kill("SIGINT");
+      equal((await child.status).code, 130);
+      const first = submissions(dir)[0]!;
+      deepEqual(new JobJournal(dir).open(), [], "the cancelled job is closed in the journal");
+      deepEqual((await squeue(first.name)).map((j) => [j.id, j.state]), [[first.jobId, "CANCELLED"]]);
+
+      const r = await arrow(["resume", dir], { env });
+      equal(r.code, 0, r.stderr);
+      match(r.stdout, /restarted: .*\bN4\b/);
+      match(r.stdout, /^RESEARCH ANSWERED$/m);
+      const again = submissions(dir);
+      equal(again.length, 2);
+      ok(again[1]!.jobId !== first.jobId && again[1]!.metricsAt! > 0, "a new job, resuming mid-file");
+    } finally {
+      await Deno.remove(tmp, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
   name: "a command worker runs under bubblewrap inside its Slurm job, supervised like a local one",
   ignore: NO_CLUSTER || BWRAP === null,
   fn: async () => {
