@@ -202,3 +202,12 @@ export function blobCap(lab: Lab, writer: "once" | "always" | "outside"): string
 
 /** A node holding a file over the blob cap, with escape bytes in its name, while its worker keeps running. */
 export const HOLDER: NodeSpec = { id: "holder", argv: py("big_file", "2", "@escape"), env: { HOLD: "30" } };
+
+/** Twelve honest sandboxed workers that start while entries of /tmp come and go (another user's files). */
+export function busyTmp(lab: Lab): string {
+  const nodes = Array.from({ length: 12 }, (_, i) => ({
+    id: `honest_${i}`,
+    argv: ["/bin/sh", "-c", `printf '{"node": "honest_${i}"}' > results.json`],
+  }));
+  return lab.plan("busy_tmp", planDoc("Does a busy /tmp keep sandboxed workers from starting?", nodes));
+}

@@ -12,6 +12,7 @@ import { each, log, pooled, SANDBOXED, status, SURVIVES, survives, UNSANDBOXED, 
 import {
   BIG,
   BLOBCAP,
+  BUSY_TMP,
   DAEMON_NAIVE,
   DAEMONS,
   ESCAPE,
@@ -219,4 +220,19 @@ Deno.test("a writer that overwrites the file on every re-run does not keep the r
       `${cycles} reopen cycles, still going at the ${LIVELOCK_TICKS}-tick fuse`,
     );
   });
+});
+
+Deno.test("a busy /tmp (entries coming and going) does not keep sandboxed workers from starting", async (t) => {
+  const runs = await BUSY_TMP.runs;
+  await each(t, runs, SURVIVES, survives);
+  await each(
+    t,
+    runs,
+    "every honest worker is verified on its first attempt, none counted as a crash",
+    (o) => {
+      const crashes = o.incidents.map((i) => (i.evidence.crash as { stderr_tail?: string[] })?.stderr_tail);
+      deepEqual(crashes.filter(Boolean), []);
+      for (let i = 0; i < 12; i++) verified(o, `honest_${i}`);
+    },
+  );
 });

@@ -128,6 +128,26 @@ export const BLOBCAP = campaign(
       }),
 );
 
+/**
+ * Entries of /tmp that come and go while the run starts its workers, as other programs' temporary files
+ * do: each lives about two polls (40 ms).
+ */
+export const BUSY_TMP = campaign("busy_tmp", async (m, lab) => {
+  const live: string[] = [];
+  let k = 0;
+  const churn = () => {
+    const d = `/tmp/arrow-hostile-churn-${Deno.pid}-${m.name}-${k++}`;
+    Deno.mkdirSync(d);
+    live.push(d);
+    if (live.length > 2) Deno.removeSync(live.shift()!);
+  };
+  try {
+    return await lab.run(m, plans.busyTmp(lab), { poll: churn });
+  } finally {
+    for (const d of live) Deno.removeSync(d);
+  }
+});
+
 export const FORGE_KILL = campaign("forge_kill", (m, lab) =>
   lab.run(
     m,
