@@ -166,10 +166,15 @@ async function watch(n: number, runtime: "local" | "slurm") {
       `${n} ${runtime} processes to run`,
     );
     let tick = s.state.tick;
+    const looks: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       const t0 = performance.now();
       await s.world.sense(s.state, ++tick);
       senses.push(performance.now() - t0);
+      // The backend's own share of a tick: asking every running attempt what its process is doing.
+      const l0 = performance.now();
+      for (const h of s.world.handles.values()) h.proc.look();
+      looks.push(performance.now() - l0);
       await new Promise((res) => setTimeout(res, REAL_TICK_MS));
     }
     const polls: number[] = [];
@@ -179,7 +184,7 @@ async function watch(n: number, runtime: "local" | "slurm") {
         polls.push(client.health().lastPollMs);
       }
     }
-    return { sense: senses, poll: polls };
+    return { sense: senses, look: looks, poll: polls };
   } finally {
     await s.world.shutdown();
     await Deno.remove(s.dir, { recursive: true });
@@ -214,8 +219,9 @@ try {
   console.log(`  (job states come from a poller every ${SLURM_POLL_MS} ms; "reported running" includes it)`);
 
   console.log(`\nSENSE per tick with N running long nodes (ms; budget ${BUDGET} ms)`);
-  console.log("      N   local med  local max   slurm med  slurm max   added med   squeue round");
+  console.log("      N   local med / max    slurm med / max    look() x N local / slurm    squeue round");
   const within = { local: 0, slurm: 0 };
+  const pair = (a: string, b: string, w: number) => `${a} / ${b}`.padStart(w);
   for (const n of SIZES) {
     const l = await watch(n, "local");
     const s = await watch(n, "slurm");
@@ -223,11 +229,9 @@ try {
     if (lm <= BUDGET) within.local = n;
     if (sm <= BUDGET) within.slurm = n;
     console.log(
-      `  ${String(n).padStart(5)}   ${ms(lm).padStart(9)}  ${ms(Math.max(...l.sense)).padStart(9)}   ${
-        ms(sm).padStart(9)
-      }  ${ms(Math.max(...s.sense)).padStart(9)}   ${ms(sm - lm).padStart(9)}   ${
-        ms(q(s.poll, 0.5)).padStart(12)
-      }`,
+      `  ${String(n).padStart(5)}   ${pair(ms(lm), ms(Math.max(...l.sense)), 15)}   ${
+        pair(ms(sm), ms(Math.max(...s.sense)), 15)
+      }   ${pair(ms(q(l.look, 0.5)), ms(q(s.look, 0.5)), 25)}   ${ms(q(s.poll, 0.5)).padStart(12)}`,
     );
   }
   console.log(

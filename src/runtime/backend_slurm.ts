@@ -100,10 +100,15 @@ export class SlurmProc implements Proc {
   submit(run: () => Promise<JobId>, extra: { metricsAt: number; audit: string | null }): this {
     this.#submission = run().then((id) => {
       this.#id = id;
-      this.#b.journal.submitted(this.node, this.attempt, id, this.name, {
-        metricsAt: extra.metricsAt,
-        ...(extra.audit ? { audit: extra.audit } : {}),
-      });
+      try {
+        this.#b.journal.submitted(this.node, this.attempt, id, this.name, {
+          metricsAt: extra.metricsAt,
+          ...(extra.audit ? { audit: extra.audit } : {}),
+        });
+      } catch (e) {
+        // The job runs all the same; a resume finds it by its name.
+        this.#b.log(this.stderr, `arrow: cannot journal job ${id}: ${(e as Error).message}`);
+      }
     }, (e) => {
       this.#timedOut = e instanceof SlurmError && e.kind === "timeout";
       this.#refused = (e as Error).message;
