@@ -63,6 +63,15 @@ function status(pid: number): { hwm: number; rss: number; state: string } | null
   }
 }
 
+/** Calls a poll; one that throws (a file read mid-write, say) counts as "not yet". */
+function safePoll(poll: (() => boolean | void) | undefined): boolean {
+  try {
+    return poll?.() === true;
+  } catch {
+    return false;
+  }
+}
+
 /** Runs `arrow <args>` under watch; never rejects for anything arrow does. */
 export async function watchArrow(args: string[], o: WatchOptions): Promise<Watched> {
   const t0 = Date.now();
@@ -105,7 +114,7 @@ export async function watchArrow(args: string[], o: WatchOptions): Promise<Watch
       if (s.rss > RSS_KILL_KB && !ballooned) [ballooned, lastState] = [true, s.state];
     }
     if (ballooned) kill();
-    else if (!killed && o.poll?.() === true) {
+    else if (!killed && safePoll(o.poll)) {
       killed = true;
       kill();
     } else if ((stalled || Date.now() - t0 > o.timeoutMs) && !hung) {

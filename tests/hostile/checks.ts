@@ -6,7 +6,7 @@
  * @module
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { BWRAP, figure, how, type Mode, MODES, Pool } from "../helpers/hostile.ts";
+import { BWRAP, figure, how, type Mode, MODES, Pool, processesMatching, reap } from "../helpers/hostile.ts";
 import { incidentsOf, Lab, type Outcome, survivalProblems } from "./lab.ts";
 
 export const runnable = (m: Mode) => m.name !== "bwrap" || BWRAP !== null;
@@ -16,7 +16,11 @@ export const [SANDBOXED, UNSANDBOXED] = MODES as [Mode, Mode];
 const POOL = new Pool(5);
 const LABS: Lab[] = [];
 globalThis.addEventListener("unload", () => {
-  for (const lab of LABS.splice(0)) lab[Symbol.dispose]();
+  for (const lab of LABS.splice(0)) {
+    // Whatever an attack left running (a daemon that won, a run cut short) goes with its lab.
+    reap(processesMatching(lab.base));
+    lab[Symbol.dispose]();
+  }
 });
 
 export interface Campaign {
@@ -40,6 +44,8 @@ export function campaign(label: string, job: (m: Mode, lab: Lab) => Promise<Outc
       return o;
     })
   )).then((done) => new Map(modes.map((m, i) => [m.name, done[i]!])));
+  // A failure belongs to the test that awaits it, not to whichever test is running when it happens.
+  runs.catch(() => {});
   return { lab, runs };
 }
 

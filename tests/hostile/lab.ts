@@ -160,8 +160,13 @@ export class Lab {
   }
 
   [Symbol.dispose](): void {
-    if (Deno.env.get("ARROW_KEEP_RUNS") === "1") console.log(`hostile: kept ${this.base}`);
-    else Deno.removeSync(this.base, { recursive: true });
+    if (Deno.env.get("ARROW_KEEP_RUNS") === "1") return console.log(`hostile: kept ${this.base}`);
+    try {
+      Deno.removeSync(this.base, { recursive: true });
+    } catch (e) {
+      // A process of an aborted run may still be writing there: say so rather than fail the clean-up.
+      console.log(`hostile: could not remove ${this.base}: ${(e as Error).message}`);
+    }
   }
 }
 

@@ -76,8 +76,8 @@ export const KILLED = new Map<string, Outcome>();
  */
 function persisted(dir: string, needle: string): boolean {
   const line = text(`${dir}/.arrow/scopes.jsonl`).split("\n").find((l) => l.includes(needle));
-  if (!line) return false;
-  const tick = (JSON.parse(line) as { tick: number }).tick;
+  const tick = Number(line?.match(/^\{"tick":(\d+)/)?.[1] ?? NaN);
+  if (!Number.isFinite(tick)) return false;
   const tail = tailOf(`${dir}/replay.jsonl`, 1 << 16).trimEnd().split("\n").at(-1) ?? "";
   return Number(tail.match(/"tick":(\d+)/)?.[1] ?? -1) >= tick;
 }
