@@ -7,6 +7,7 @@
 import { canonicalPretty } from "../model/json.ts";
 import type { RunState } from "../model/state.ts";
 import { narrate } from "../record/narrate.ts";
+import { printable } from "./escape.ts";
 import { chainProblem } from "../record/blackbox.ts";
 import { readHead } from "../record/chain.ts";
 import { parseReplay, states } from "../record/replay.ts";
@@ -67,8 +68,9 @@ export async function main(argv: string[]): Promise<number> {
     for (const ev of line.events) {
       if (ev.e === "status") parts.push(`${ev.node} ${ev.from}→${ev.to}`);
       else if (ev.e === "spawn") parts.push(`${ev.node} spawned`);
-      else if (ev.e === "incident") parts.push(`\n         ${ev.incident.type}: ${narrate(ev.incident)}`);
-      else if (ev.e === "verdict") parts.push(`\n         verdict: ${ev.verdict}`);
+      else if (ev.e === "incident") {
+        parts.push(`\n         ${ev.incident.type}: ${printable(narrate(ev.incident))}`);
+      } else if (ev.e === "verdict") parts.push(`\n         verdict: ${ev.verdict}`);
     }
     if (parts.length) {
       console.log(`tick ${String(line.tick).padStart(3)}  ${parts.join(", ").replace(/, \n/g, "\n")}`);

@@ -10,6 +10,7 @@ import { acquireLock, LockedError } from "../runtime/lock.ts";
 import { SlurmError } from "../runtime/slurm/types.ts";
 import { intFlag, parse } from "./args.ts";
 import { InputError, UsageError } from "./errors.ts";
+import { printable } from "./escape.ts";
 import { onInterrupt } from "./interrupt.ts";
 import { Progress } from "./progress.ts";
 import { printOutcome, recordEnd } from "./run.ts";
@@ -95,7 +96,8 @@ export async function main(argv: string[]): Promise<number> {
         lines.push(`  dropped a torn last line of replay.jsonl (${r.recovery.torn} bytes)`);
       }
       if (r.recovery.stateFile !== "ok") {
-        lines.push(`  state.json was ${r.recovery.stateFile}; rebuilt from replay.jsonl`);
+        const was = { missing: "missing", corrupt: "corrupt", differs: "out of step with replay.jsonl" };
+        lines.push(`  state.json was ${was[r.recovery.stateFile]}; rebuilt from replay.jsonl`);
       }
       if (r.recovery.incidentsRepaired) lines.push("  incidents.jsonl rewritten to match replay.jsonl");
       if (r.stopped.length) {
@@ -103,7 +105,10 @@ export async function main(argv: string[]): Promise<number> {
           `  stopped ${r.stopped.length} process group(s) left by the dead run: ${r.stopped.join(", ")}`,
         );
       }
-      if (r.lost.length) lines.push(`  could not restore: ${r.lost.join(", ")}`);
+      // File names are the workers' choice: escaped, so none can drive the terminal.
+      if (r.lost.length) {
+        lines.push(`  could not restore: ${r.lost.map((p) => printable(p, { max: 300 })).join(", ")}`);
+      }
       if (r.reattached.length) lines.push(`  re-attached to the Slurm jobs of: ${r.reattached.join(", ")}`);
       if (r.cancelledJobs.length) {
         lines.push(`  cancelled Slurm jobs of nodes no longer running: ${r.cancelledJobs.join(", ")}`);

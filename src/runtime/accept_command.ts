@@ -11,6 +11,7 @@ import type { RunState } from "../model/state.ts";
 import { ancestors, parents } from "../model/topology.ts";
 import { ACCEPT_EPS } from "../thresholds.ts";
 import { bwrapLayout } from "./bwrap.ts";
+import { readManifest } from "./manifest.ts";
 import { baseEnv, besidePlan, denoScript, expand, makeScratch, scopeDir, scratchDir } from "./launch.ts";
 
 export interface AcceptanceCommand {
@@ -116,14 +117,17 @@ export function acceptanceCommand(
   if (head === "@claim" && program && evaluate) {
     const data = frozenData(state, runDir, node.id);
     const vars: Record<string, string> = { scope, node: node.id, data: data?.scope ?? "", artifact: "" };
+    // Read as every worker output is read (no link followed, regular files only, bounded): a FIFO, a link to
+    // /dev/zero or a huge file here must not block or bloat arrow.
+    const read = readManifest(scope);
+    const named = read.manifest?.artifact;
     let artifact = "";
-    try {
-      const r = JSON.parse(Deno.readTextFileSync(`${scope}/results.json`)) as { artifact?: unknown };
-      if (typeof r.artifact === "string" && !r.artifact.includes("..") && !r.artifact.startsWith("/")) {
-        artifact = `${scope}/${r.artifact}`;
-      }
-    } catch {
-      artifact = "";
+    let why = "";
+    if (typeof named === "string" && named && !named.split("/").includes("..") && !named.startsWith("/")) {
+      // The artifact must be the node's own: a link could hand the evaluator a sibling's better model.
+      const kind = entryKind(scope, named);
+      if (kind === "file" || kind === "dir") artifact = `${scope}/${named}`;
+      else why = `the artifact "${named.slice(0, 200)}" is ${kind === "missing" ? "missing" : `a ${kind}`}`;
     }
     vars.artifact = artifact;
     const argv = evaluate.map((a) =>
@@ -141,7 +145,11 @@ export function acceptanceCommand(
         env: {},
         argv: shown,
         evaluator: argv,
-        refuse: "results.json names no artifact inside the scope to recompute the claim from",
+        refuse: why
+          ? `${why}; nothing of the node's own to recompute the claim from`
+          : read.error && !read.manifest
+          ? `${read.error}; no artifact to recompute the claim from`
+          : "results.json names no artifact inside the scope to recompute the claim from",
       };
     }
     if (!bwrap) {
@@ -201,4 +209,28 @@ export function acceptanceCommand(
   if (!bwrap) return { kind: "argv", cmd: argv[0]!, args: argv.slice(1), env, argv };
   const b = boxed(state, node, runDir, bwrap, argv, []);
   return { kind: "argv", cmd: b.cmd, args: b.args, env: { ...env, TMPDIR: `${b.scratch}/tmp` }, argv };
+}
+
+/**
+ * What `rel` is inside `scope`, following no link on the way (a linked directory in the path counts as a
+ * link): only a file or a directory of the scope's own can be an artifact.
+ */
+function entryKind(
+  scope: string,
+  rel: string,
+): "file" | "dir" | "symbolic link" | "special file" | "missing" {
+  let path = scope;
+  const parts = rel.split("/").filter((p) => p && p !== ".");
+  try {
+    for (const [i, part] of parts.entries()) {
+      path += `/${part}`;
+      const st = Deno.lstatSync(path);
+      if (st.isSymlink) return "symbolic link";
+      if (i < parts.length - 1 && !st.isDirectory) return "missing";
+      if (i === parts.length - 1) return st.isFile ? "file" : st.isDirectory ? "dir" : "special file";
+    }
+  } catch {
+    return "missing";
+  }
+  return "dir";
 }

@@ -68,6 +68,14 @@ function lstat(p: string): Deno.FileInfo | null {
   }
 }
 
+function readLink(p: string): string | null {
+  try {
+    return Deno.readLinkSync(p);
+  } catch {
+    return null;
+  }
+}
+
 const under = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith("/") ? dir : dir + "/");
 
 /** bubblewrap arguments (everything before `--`) and the shadows to inspect. */
@@ -87,10 +95,15 @@ export function bwrapLayout(o: Layout): { args: string[]; shadows: Shadow[] } {
       Deno.mkdirSync(dir, { recursive: true });
       args.push("--bind", dir, d);
       const ignore: string[] = [];
+      // Anyone may remove an entry of a shared directory such as /tmp between this listing and bwrap's
+      // mounts: a vanished entry is skipped (--ro-bind-try), never a failed start.
       for (const e of entries) {
         const p = `${d}/${e.name}`;
-        if (e.isSymlink) args.push("--symlink", Deno.readLinkSync(p), p);
-        else args.push("--ro-bind", p, p);
+        if (e.isSymlink) {
+          const target = readLink(p);
+          if (target === null) continue;
+          args.push("--symlink", target, p);
+        } else args.push("--ro-bind-try", p, p);
         ignore.push(e.name);
       }
       shadows.push({ dir, shows: d, ignore });

@@ -1,0 +1,55 @@
+import { deepEqual, equal } from "node:assert/strict";
+import { bwrapLayout } from "./bwrap.ts";
+
+const works = await new Deno.Command("bwrap", {
+  args: ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all", "--", "true"],
+  stdout: "null",
+  stderr: "null",
+}).output().then((o) => o.success, () => false);
+if (!works) {
+  console.log("bwrap_test: the sandbox start case is ignored — bwrap is missing or cannot create namespaces");
+}
+
+function layoutOver(watched: string) {
+  const run = Deno.makeTempDirSync();
+  Deno.mkdirSync(`${run}/nodes/a`, { recursive: true });
+  return bwrapLayout({
+    runDir: run,
+    runsDir: null,
+    scope: `${run}/nodes/a`,
+    readable: [],
+    writable: [],
+    shadowRoot: `${run}/.arrow/shadow/a.1`,
+    scopes: ["a"],
+    watched: [watched],
+    home: null,
+  });
+}
+
+Deno.test("bwrapLayout() binds a shared directory's entries so that one vanishing does not abort the start", () => {
+  const shared = Deno.makeTempDirSync();
+  Deno.mkdirSync(`${shared}/d`);
+  Deno.symlinkSync("/nonexistent", `${shared}/l`);
+  const { args, shadows } = layoutOver(shared);
+  const at = args.indexOf(`${shared}/d`);
+  equal(args[at - 1], "--ro-bind-try");
+  deepEqual(args.slice(args.indexOf(`${shared}/l`) - 2, args.indexOf(`${shared}/l`) + 1), [
+    "--symlink",
+    "/nonexistent",
+    `${shared}/l`,
+  ]);
+  deepEqual(shadows[0]!.ignore.sort(), ["d", "l"]);
+});
+
+Deno.test({
+  name:
+    "bwrapLayout(): a worker still starts when an entry of a watched directory is removed before bwrap runs",
+  ignore: !works,
+}, async () => {
+  const shared = Deno.makeTempDirSync();
+  for (let i = 0; i < 5; i++) Deno.mkdirSync(`${shared}/gone${i}`);
+  const { args } = layoutOver(shared);
+  for (let i = 0; i < 5; i++) Deno.removeSync(`${shared}/gone${i}`);
+  const out = await new Deno.Command("bwrap", { args: [...args, "--", "true"], stderr: "piped" }).output();
+  equal(out.success, true, new TextDecoder().decode(out.stderr));
+});
