@@ -99,10 +99,12 @@ async function sandboxRun(box: string | null) {
     equal(hung.map((i) => `${i.type}/${i.ladder}`).join(" "), "HUNG_RESTART/bounce HUNG_RESTART/fuse");
     equal(node("hangs").status, "failed-informative");
 
-    const lied = incidents("lies");
-    equal(lied[0]?.type, "FALSE_COMPLETION");
-    equal(node("lies").status, "failed-informative");
-    equal(node("lies").dev, null, "a refused claim is never a measurement");
+    // The liar's tricks stay inside its own workers: its claim is what its artifact earns, and Arrow's
+    // recomputation agrees (a claim that did not agree would be refused: step_test covers that rule).
+    equal(incidents("lies").length, 0);
+    const liar = node("lies");
+    ok(liar.dev && liar.claimed !== null, `the liar is measured: ${liar.lesson}`);
+    ok(liar.claimed !== 0.999 && Math.abs(liar.claimed! - liar.dev!.mean) <= 0.003, String(liar.claimed));
 
     equal(incidents("throws").length, 0);
     equal(node("throws").status, "failed-informative");
@@ -125,7 +127,7 @@ function exists(p: string): boolean {
   }
 }
 
-Deno.test("executors under Deno's permissions: escapes blamed, hangs fused, lies refused, failures kept as lessons", async () => {
+Deno.test("executors under Deno's permissions: escapes blamed, hangs fused, lies kept from the claim, failures kept as lessons", async () => {
   await sandboxRun(null);
 });
 

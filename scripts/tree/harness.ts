@@ -1,10 +1,10 @@
 /**
  * The child program every tree-mode measurement runs in: `harness.ts <mode> <task.json> <dev.csv> <scope>
- * <node> [<features.csv>]`. It reads its inputs and imports the artifact's modules with no more than the
- * node's lane (read its dev data, its scope and the toolkit; write its scope, executors only), then gives
- * up every read and write permission (keeping only the files it opened) before calling `fit` and
- * `transform` — so the hypothesis' code runs with nothing to read and nowhere to write, and whatever it
- * tries shows up in the permission audit.
+ * <node> [<features.csv>]`, under the node's lane (read its dev data, its scope and the toolkit; write its
+ * scope, executors only). It never runs the artifact's code itself: every fold, and every prediction, is
+ * one fresh worker (fold_worker.ts) with its own, narrower permissions, ended before the next starts — so
+ * the hypothesis' code runs with nothing to read and nowhere to write, whatever it tries shows up in the
+ * permission audit, and nothing it remembers from one fold reaches the next.
  *
  * - `execute` (the executor): cross-validates on the dev folds, appends one line per fold to
  *   `metrics.jsonl` and writes its claim to `results.json` in the scope.
@@ -19,20 +19,16 @@
  * @module
  */
 import {
-  allRows,
   type ColumnKind,
-  fitPipeline,
   makeTarget,
   type MetricName,
-  type PipelineSpec,
-  predictPipeline,
   readCsvFile,
   score,
   splitsFromJson,
   type Task,
-  TransformError,
 } from "../../src/tabular/mod.ts";
-import { chain, loadSteps, parseArtifact } from "./compose.ts";
+import { parseArtifact } from "./compose.ts";
+import type { FoldJob, FoldReply } from "./fold_worker.ts";
 
 type Mode = "execute" | "recompute" | "predict";
 
@@ -81,6 +77,60 @@ function finite(values: ArrayLike<number>): number[] {
   return Array.from(values, (v) => (Number.isFinite(v) ? v : 0));
 }
 
+const TOOLKIT = new URL("../../src/tabular/", import.meta.url).pathname;
+const HERE = new URL("./", import.meta.url).pathname;
+const WORKER = new URL("./fold_worker.ts", import.meta.url).href;
+
+/**
+ * Runs `job` in a fresh worker and ends the worker: nothing the artifact's code kept survives into the next
+ * job. `onLoaded` is called once the artifact's modules are loaded (a sign of life for the hang clock).
+ */
+function inFreshWorker(job: FoldJob, onLoaded: () => void): Promise<FoldReply> {
+  const read = [job.task, job.dev, job.scope, TOOLKIT, HERE, ...(job.features ? [job.features] : [])];
+  const w = new Worker(WORKER, {
+    type: "module",
+    deno: {
+      permissions: {
+        read,
+        write: false,
+        net: false,
+        env: false,
+        run: false,
+        ffi: false,
+        sys: false,
+        import: false,
+      },
+    },
+  });
+  return new Promise<FoldReply>((resolve) => {
+    let loaded = false;
+    w.onmessage = (e: MessageEvent<unknown>) => {
+      const m = e.data as {
+        phase?: string;
+        k?: unknown;
+        values?: unknown;
+        fitMs?: unknown;
+        code?: unknown;
+        message?: unknown;
+      } | null;
+      if (m?.phase === "loaded" && !loaded) {
+        loaded = true;
+        onLoaded();
+      } else if (m?.phase === "done" && m.values instanceof Float64Array && typeof m.k === "number") {
+        resolve({ phase: "done", k: m.k, values: m.values, fitMs: Number(m.fitMs) || 0 });
+      } else if (m?.phase === "failed") {
+        resolve({ phase: "failed", code: m.code === 3 ? 3 : 1, message: String(m.message).slice(0, 2000) });
+      }
+      // Anything else the artifact's code posted is ignored: only the worker's own replies count.
+    };
+    w.onerror = (e: ErrorEvent) => {
+      e.preventDefault();
+      resolve({ phase: "failed", code: 1, message: String(e.message).slice(0, 2000) });
+    };
+    w.postMessage(job);
+  }).finally(() => w.terminate());
+}
+
 async function main(): Promise<void> {
   const [mode, taskPath, devPath, scope, node, featuresPath] = Deno.args as [
     Mode,
@@ -114,87 +164,79 @@ async function main(): Promise<void> {
     );
   }
   const splits = splitsFromJson(task.splits, table.nRows);
-  const manifest = parseArtifact(JSON.parse(Deno.readTextFileSync(`${scope}/artifact.json`)));
-  const { [task.target]: _, ...featureKinds } = task.kinds;
-  const features = mode === "predict" && featuresPath
-    ? readCsvFile(featuresPath, { types: featureKinds })
-    : null;
+  parseArtifact(JSON.parse(Deno.readTextFileSync(`${scope}/artifact.json`)));
   const metrics = mode === "execute"
     ? Deno.openSync(`${scope}/metrics.jsonl`, { append: true, create: true })
     : null;
   const results = mode === "execute"
     ? Deno.openSync(`${scope}/results.json`, { write: true, create: true, truncate: true })
     : null;
-  // The artifact's modules load with the lane's own permissions (module loading needs read access to
-  // them); once loaded, nothing is readable or writable any more, except through the files already open.
-  let spec: PipelineSpec;
-  try {
-    const steps = await loadSteps(scope, manifest);
-    spec = { target, transform: chain(steps, task.target), model: { ...manifest.model, seed: task.seed } };
-  } catch (e) {
-    fail(3, e instanceof Error ? e.message : String(e), results, nonce);
-  }
-  Deno.permissions.revokeSync({ name: "read" });
-  Deno.permissions.revokeSync({ name: "write" });
-  // A first sign of life once the inputs are read and the code is loaded (overwatch's hang clock).
-  if (metrics) writeAll(metrics, JSON.stringify({ step: 0, phase: "loaded" }) + "\n");
-  let fitMs = 0;
-  try {
-    if (mode === "predict") {
-      if (!features) fail(2, "Cannot predict: no features file given", null, nonce);
-      const f0 = performance.now();
-      const fitted = fitPipeline(table, allRows(table), spec);
-      const pred = predictPipeline(fitted, features, allRows(features), spec);
-      fitMs = performance.now() - f0;
-      stdout(
-        enc.encode(`${nonce} ${JSON.stringify({ k: pred.k, values: finite(pred.values), fit_ms: fitMs })}\n`),
-      );
-      return;
+  // Signs of life for the hang clock: metrics lines (executor) or lines in the progress file Arrow named.
+  const progressPath = mode === "execute" ? undefined : Deno.env.get("ARROW_PROGRESS");
+  const progressFile = progressPath ? Deno.openSync(progressPath, { append: true, create: true }) : null;
+  let loadedOnce = false;
+  const progress = (what: Record<string, unknown>) => {
+    const f = metrics ?? progressFile;
+    if (f) writeAll(f, JSON.stringify(what) + "\n");
+  };
+  const onLoaded = () => {
+    if (loadedOnce) return;
+    loadedOnce = true;
+    progress({ step: 0, phase: "loaded" });
+  };
+  const base = { task: taskPath, dev: devPath, scope };
+  const check = (r: FoldReply): { k: number; values: Float64Array; fitMs: number } => {
+    if (r.phase === "failed") {
+      if (r.code === 3) fail(3, r.message, results, nonce);
+      fail(1, r.message, results, nonce);
     }
-    const foldPreds: number[][] = [];
-    const foldScores: number[] = [];
-    let k = 1;
-    splits.folds.forEach((fold, i) => {
-      const f0 = performance.now();
-      const fitted = fitPipeline(table, fold.train, spec);
-      const pred = predictPipeline(fitted, table, fold.valid, spec);
-      fitMs += performance.now() - f0;
-      k = pred.k;
-      foldPreds.push(finite(pred.values));
-      if (metrics) {
-        const y = Float64Array.from(fold.valid, (r) => target.y[r]!);
-        const s = score(task.metric, y, pred);
-        foldScores.push(s);
-        writeAll(metrics, JSON.stringify({ step: i + 1, [task.metric]: s }) + "\n");
-      }
-    });
-    if (mode === "recompute") {
-      stdout(enc.encode(`${nonce} ${JSON.stringify({ k, folds: foldPreds, fit_ms: fitMs })}\n`));
-      return;
-    }
-    const mean = foldScores.reduce((s, x) => s + x, 0) / foldScores.length;
-    writeAll(
-      results!,
-      JSON.stringify({
-        node: node ?? "",
-        score: mean,
-        folds: foldScores,
-        metric: task.metric,
-        data_hash: task.data_hash,
-        split_hash: task.split_hash,
-        protocol_version: task.protocol_version,
-        seed: task.seed,
-        artifact: "artifact.json",
-        wall_s: (performance.now() - t0) / 1000,
-        fit_ms: fitMs,
-      }) + "\n",
+    return r;
+  };
+  if (mode === "predict") {
+    if (!featuresPath) fail(2, "Cannot predict: no features file given", null, nonce);
+    const r = check(await inFreshWorker({ ...base, fold: null, features: featuresPath }, onLoaded));
+    stdout(
+      enc.encode(`${nonce} ${JSON.stringify({ k: r.k, values: finite(r.values), fit_ms: r.fitMs })}\n`),
     );
-  } catch (e) {
-    if (e instanceof TransformError || e instanceof RangeError || e instanceof TypeError) {
-      fail(3, e.message, results, nonce);
-    }
-    throw e;
+    return;
   }
+  const foldPreds: number[][] = [];
+  const foldScores: number[] = [];
+  let k = 1, fitMs = 0;
+  for (let i = 0; i < splits.folds.length; i++) {
+    const fold = splits.folds[i]!;
+    const r = check(await inFreshWorker({ ...base, fold: i, features: null }, onLoaded));
+    fitMs += r.fitMs;
+    k = r.k;
+    foldPreds.push(finite(r.values));
+    if (metrics) {
+      const y = Float64Array.from(fold.valid, (row) => target.y[row]!);
+      const s = score(task.metric, y, { task: target.task, k: r.k, values: r.values });
+      foldScores.push(s);
+      writeAll(metrics, JSON.stringify({ step: i + 1, [task.metric]: s }) + "\n");
+    } else progress({ step: i + 1 });
+  }
+  if (mode === "recompute") {
+    stdout(enc.encode(`${nonce} ${JSON.stringify({ k, folds: foldPreds, fit_ms: fitMs })}\n`));
+    return;
+  }
+  const mean = foldScores.reduce((s, x) => s + x, 0) / foldScores.length;
+  writeAll(
+    results!,
+    JSON.stringify({
+      node: node ?? "",
+      score: mean,
+      folds: foldScores,
+      metric: task.metric,
+      data_hash: task.data_hash,
+      split_hash: task.split_hash,
+      protocol_version: task.protocol_version,
+      seed: task.seed,
+      artifact: "artifact.json",
+      wall_s: (performance.now() - t0) / 1000,
+      fit_ms: fitMs,
+    }) + "\n",
+  );
 }
 
 await main();

@@ -45,6 +45,12 @@ export interface WatchOptions {
   stdin?: string | Promise<string | null>;
   /** The executor's metrics.jsonl: silence there is a hang. */
   metrics?: string;
+  /**
+   * Children without metrics (recomputation, gate, final test): the harness logs a line to the command's
+   * progress file at each stage (loaded, each fold), and none for K_FREEZE observations — counted from when
+   * a standby is given its line — is a hang, stopped long before the wall budget.
+   */
+  progress?: boolean;
   signal?: AbortSignal;
   /** A standby's budget once given its line (the caller may set it until then). */
   activeLimit?: { ms: number };
@@ -116,18 +122,22 @@ export async function runChild(cmd: ChildCommand, o: WatchOptions): Promise<Chil
     if (typeof o.stdin === "string") await give(o.stdin);
     else void o.stdin.then(give);
   }
-  const metrics = o.metrics ? new JsonlTail(o.metrics) : null;
+  const watched = o.metrics ?? (o.progress && cmd.progress ? cmd.progress : null);
+  const metrics = watched ? new JsonlTail(watched) : null;
   const lines: Record<string, unknown>[] = [];
   let lastNews = t0;
   let hung: ChildOutcome["hung"] = null;
   let overBudget: ChildOutcome["overBudget"] = null;
   const pace = Math.max(20, Math.min(o.observeMs, 200));
+  const standby = o.stdin !== undefined && typeof o.stdin !== "string";
   while (!p.exited) {
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([p.status, new Promise<void>((r) => (timer = setTimeout(wake = r, pace)))]);
     clearTimeout(timer);
     if (p.exited) break;
     const now = performance.now();
+    // A standby waiting for its line is not silent: its hang clock starts when it is told to go.
+    if (standby && active === t0) lastNews = now;
     if (metrics) {
       const fresh = metrics.read();
       if (fresh.length) {

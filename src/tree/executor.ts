@@ -158,6 +158,7 @@ export async function runExecutor(w: ExecutorWorld, s: TreeState, id: string): P
       label: `${label}.recompute`,
       stdin: new Promise<string | null>((r) => (go = r)),
       activeLimit,
+      progress: true,
     },
   );
   const cancel = async () => {
@@ -203,7 +204,12 @@ export async function runExecutor(w: ExecutorWorld, s: TreeState, id: string): P
   if (line.ok) fitMs += Number(/"fit_ms":\s*([0-9.eE+-]+)/.exec(line.text.slice(-200))?.[1] ?? 0) || 0;
   if (rec.escapes.length) result.escapes = rec.escapes;
   else if (rec.exit !== 0 || !scored.ok) {
-    const problem = rec.overBudget
+    const problem = rec.hung
+      ? `the recomputation went silent for ${
+        Math.round(rec.hung.silent_ms / 1000)
+      } s after ${rec.hung.step} ` +
+        `progress line(s)`
+      : rec.overBudget
       ? `the recomputation ran past ${rec.overBudget.limit_ms / 1000} s (three times the executor's time)`
       : !scored.ok
       ? scored.problem

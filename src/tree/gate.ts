@@ -2,24 +2,38 @@
  * The merge gate: the only code in tree mode that reads held-out labels (and, once at the end, test
  * labels). A candidate's artifact is fit on every dev row in a sandboxed child that sees the held-out rows'
  * features and nothing else of them — written to a private file that exists only while that child runs —
- * and the child's predictions are scored here. Whether the score admits the node is the step function's
- * call (ACCEPT_EPS over the incumbent); how many queries were made is counted there and capped by
- * `--heldout-budget`.
+ * and the child's predictions are scored here. A candidate's held-out predictions are also compared with the
+ * incumbent's on the same rows (a paired bootstrap, paired.ts), so the step function can tell a gain from
+ * the noise of a small held-out part; each held-out prediction set is kept in the run's private
+ * `.arrow/heldout/` for that comparison, never shown to a child. Whether the result admits the node is the
+ * step function's call; how many queries were made is counted there and capped by `--heldout-budget`.
  *
  * @module
  */
-import type { Rows, Table } from "../tabular/mod.ts";
-import { writeCsv } from "../tabular/mod.ts";
+import type { Prediction, Rows, Table } from "../tabular/mod.ts";
+import { score, writeCsv } from "../tabular/mod.ts";
 import { runChild, signedLine, type WatchOptions } from "./child.ts";
 import type { TreeData } from "./data.ts";
-import { scorePrediction } from "./predictions.ts";
+import { labelsOf, readPrediction } from "./predictions.ts";
 import { materialize } from "./executor.ts";
+import { pairedBootstrap, type PairedGain } from "./paired.ts";
+import { subSeed } from "../tabular/prng.ts";
 import { childCommand, type SandboxContext } from "./sandbox.ts";
 import type { Escape, TreeState } from "./types.ts";
+
+interface Predicted {
+  pred: Prediction | null;
+  problem: string | null;
+  escapes: Escape[];
+  childMs: number;
+  fitMs: number;
+}
 
 export interface GateRun {
   score: number | null;
   problem: string | null;
+  /** A held-out candidate against the incumbent on the same rows (null for the baseline or on failure). */
+  paired: PairedGain | null;
   /** What the artifact's code tried outside its lane while the gate ran it (then there is no score). */
   escapes: Escape[];
   childMs: number;
@@ -41,9 +55,38 @@ export class MergeGate {
     readonly watch: Omit<WatchOptions, "label" | "stdin" | "metrics">,
   ) {}
 
-  /** Held-out score of node `node`'s artifact (one counted query when it yields a score). */
-  heldout(s: TreeState, node: string): Promise<GateRun> {
-    return this.#score(s, node, "heldout", this.data.task.splits.heldout);
+  /** Held-out score of node `node`'s artifact (one counted query when it yields a score), and its paired
+   * comparison with the incumbent's held-out predictions when there is an incumbent. */
+  async heldout(s: TreeState, node: string): Promise<GateRun> {
+    const rows = this.data.task.splits.heldout;
+    const run = await this.#score(s, node, "heldout", rows);
+    if (run.score === null || !run.pred) return run;
+    this.#keep(node, run.pred);
+    const inc = s.incumbent;
+    if (inc === null || inc === node) return run;
+    let incPred = this.#kept(inc, rows.length);
+    let extraMs = 0, extraFit = 0;
+    if (!incPred) {
+      // Kept predictions lost (a run begun before they were kept): predicted again, no label read.
+      const again = await this.#predict(s, inc, "heldout", rows);
+      extraMs = again.childMs;
+      extraFit = again.fitMs;
+      incPred = again.pred;
+      if (incPred) this.#keep(inc, incPred);
+    }
+    const base = { ...run, childMs: run.childMs + extraMs, fitMs: run.fitMs + extraFit };
+    if (!incPred) return { ...base, paired: null };
+    const { target, metric } = this.data.task;
+    const sign = s.config.direction === "maximize" ? 1 : -1;
+    const paired = pairedBootstrap(
+      metric,
+      labelsOf(target, rows),
+      run.pred,
+      incPred,
+      sign,
+      subSeed(s.config.seed, `gate:${node}:${inc}`),
+    );
+    return { ...base, paired };
   }
 
   /** Final-test score of node `node`'s artifact: asked once per artifact, at the end. */
@@ -51,7 +94,43 @@ export class MergeGate {
     return this.#score(s, node, "test", this.data.task.splits.test);
   }
 
-  async #score(s: TreeState, node: string, part: "heldout" | "test", rows: Rows): Promise<GateRun> {
+  #keptPath(node: string): string {
+    return `${this.sandbox.runDir}/.arrow/heldout/${node}.json`;
+  }
+
+  #keep(node: string, pred: Prediction): void {
+    const path = this.#keptPath(node);
+    Deno.mkdirSync(`${this.sandbox.runDir}/.arrow/heldout`, { recursive: true });
+    const tmp = `${path}.tmp`;
+    Deno.writeTextFileSync(tmp, JSON.stringify({ k: pred.k, values: Array.from(pred.values) }));
+    Deno.renameSync(tmp, path);
+  }
+
+  #kept(node: string, n: number): Prediction | null {
+    try {
+      const p = readPrediction(Deno.readTextFileSync(this.#keptPath(node)), this.data.task.target, n);
+      return p.ok ? p.value : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async #score(
+    s: TreeState,
+    node: string,
+    part: "heldout" | "test",
+    rows: Rows,
+  ): Promise<GateRun & { pred: Prediction | null }> {
+    const p = await this.#predict(s, node, part, rows);
+    const base = { childMs: p.childMs, fitMs: p.fitMs, escapes: p.escapes, paired: null };
+    if (!p.pred) return { ...base, score: null, problem: p.problem, pred: null };
+    const { target, metric } = this.data.task;
+    this.reads[part] += 1;
+    return { ...base, score: score(metric, labelsOf(target, rows), p.pred), problem: null, pred: p.pred };
+  }
+
+  /** The predictions of node `node`'s artifact for `rows` (features only): no label is read here. */
+  async #predict(s: TreeState, node: string, part: "heldout" | "test", rows: Rows): Promise<Predicted> {
     const { table, task } = this.data;
     const label = `${node}.${part}.${s.tick}`;
     const dir = `${this.sandbox.runDir}/.arrow/gate/${label}`;
@@ -65,28 +144,26 @@ export class MergeGate {
     const nonce = crypto.randomUUID();
     try {
       const cmd = childCommand(this.sandbox, "predict", node, scope, audit, features);
-      const out = await runChild(cmd, { ...this.watch, label, stdin: nonce });
+      const out = await runChild(cmd, { ...this.watch, label, stdin: nonce, progress: true });
       const fitMs = fitMsOf(out.stdout, nonce);
       const base = { childMs: out.wallMs, fitMs, escapes: out.escapes };
       if (out.escapes.length) {
-        return { ...base, score: null, problem: "its code reached outside its lane while the gate ran it" };
+        return { ...base, pred: null, problem: "its code reached outside its lane while the gate ran it" };
       }
+      const line = signedLine(out.stdout, nonce);
       if (out.exit !== 0) {
         const why = out.hung
           ? "it went silent"
           : out.overBudget
           ? "it ran past its wall budget"
           : `it exited with ${out.exit ?? out.signal}`;
-        const line = signedLine(out.stdout, nonce);
-        const detail = line.ok ? scorePrediction(line.text, task.target, rows, task.metric) : null;
-        return { ...base, score: null, problem: detail && !detail.ok ? detail.problem : why };
+        const detail = line.ok ? readPrediction(line.text, task.target, rows.length) : null;
+        return { ...base, pred: null, problem: detail && !detail.ok ? detail.problem : why };
       }
-      const line = signedLine(out.stdout, nonce);
-      if (!line.ok) return { ...base, score: null, problem: line.problem };
-      const scored = scorePrediction(line.text, task.target, rows, task.metric);
-      if (!scored.ok) return { ...base, score: null, problem: scored.problem };
-      this.reads[part] += 1;
-      return { ...base, score: scored.value, problem: null };
+      if (!line.ok) return { ...base, pred: null, problem: line.problem };
+      const read = readPrediction(line.text, task.target, rows.length);
+      if (!read.ok) return { ...base, pred: null, problem: read.problem };
+      return { ...base, pred: read.value, problem: null };
     } finally {
       // The features of held-out and test rows exist only while the gate's own child runs.
       Deno.removeSync(features);

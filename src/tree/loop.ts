@@ -86,7 +86,14 @@ async function perform(w: TreeWorld, s: TreeState, a: TreeAction): Promise<Perfo
     case "gate": {
       const g = await w.gate.heldout(s, a.node);
       return {
-        event: { e: "gated", node: a.node, score: g.score, problem: g.problem, escapes: g.escapes },
+        event: {
+          e: "gated",
+          node: a.node,
+          score: g.score,
+          problem: g.problem,
+          escapes: g.escapes,
+          paired: g.paired,
+        },
         childMs: g.childMs,
         fitMs: g.fitMs,
       };

@@ -51,6 +51,19 @@ function object(text: string): Parsed<Record<string, unknown>> {
   return { ok: true, value: rec };
 }
 
+/** Reads a prediction payload `{k, values}` for `n` rows (checked, not scored). */
+export function readPrediction(text: string, target: Target, n: number): Parsed<Prediction> {
+  const o = object(text);
+  if (!o.ok) return o;
+  const k = outputsOf(target.task, target.classes);
+  if (o.value.k !== k) {
+    return { ok: false, problem: `it predicted ${String(o.value.k)} outputs per row, not ${k}` };
+  }
+  const v = values(o.value.values, n, k, "its prediction");
+  if (!v.ok) return v;
+  return { ok: true, value: { task: target.task, k, values: v.value } };
+}
+
 /** Scores a prediction payload `{k, values}` for `rows` of the coordinator's table. */
 export function scorePrediction(
   text: string,
@@ -58,15 +71,14 @@ export function scorePrediction(
   rows: Rows,
   metric: MetricName,
 ): Parsed<number> {
-  const o = object(text);
-  if (!o.ok) return o;
-  const k = outputsOf(target.task, target.classes);
-  if (o.value.k !== k) {
-    return { ok: false, problem: `it predicted ${String(o.value.k)} outputs per row, not ${k}` };
-  }
-  const v = values(o.value.values, rows.length, k, "its prediction");
-  if (!v.ok) return v;
-  return { ok: true, value: scoreRows(metric, target, rows, { task: target.task, k, values: v.value }) };
+  const p = readPrediction(text, target, rows.length);
+  if (!p.ok) return p;
+  return { ok: true, value: scoreRows(metric, target, rows, p.value) };
+}
+
+/** The labels of `rows` as the metrics take them. */
+export function labelsOf(target: Target, rows: Rows): Float64Array {
+  return Float64Array.from(rows, (r) => target.y[r]!);
 }
 
 /** Scores a recomputation payload `{k, folds: [values per fold]}` fold by fold. */
@@ -96,5 +108,5 @@ export function scoreFolds(
 }
 
 function scoreRows(metric: MetricName, target: Target, rows: Rows, pred: Prediction): number {
-  return score(metric, Float64Array.from(rows, (r) => target.y[r]!), pred);
+  return score(metric, labelsOf(target, rows), pred);
 }

@@ -39,12 +39,24 @@ export interface ChildCommand {
   env: Record<string, string>;
   cwd: string;
   audit: string;
+  /** Where a child without metrics (recomputation, prediction) logs its progress: its hang clock. */
+  progress: string | null;
   read: string[];
   write: string[];
   sandbox: "bwrap+deno" | "deno";
 }
 
-const DENO_FLAGS = ["run", "--no-prompt", "--no-config", "--no-lock", "--no-remote", "--no-npm", "--quiet"];
+/** `--unstable-worker-options`: the harness gives each fold's worker permissions narrower than its own. */
+const DENO_FLAGS = [
+  "run",
+  "--no-prompt",
+  "--no-config",
+  "--no-lock",
+  "--no-remote",
+  "--no-npm",
+  "--quiet",
+  "--unstable-worker-options",
+];
 const SYSTEM = new Set([
   "/",
   "/usr",
@@ -124,11 +136,15 @@ export function childCommand(
 ): ChildCommand {
   const extra = features ? [dirname(features)] : [];
   const read = [ctx.dataDir, scope, TOOLKIT_DIR, HARNESS_DIR, ...extra];
-  const write = mode === "execute" ? [scope] : [];
+  // The harness' own progress file sits beside the audit log (writable under bubblewrap too); the
+  // artifact's code never runs with this permission (its workers may write nothing).
+  const progress = mode === "execute" ? null : audit.replace(/(\.jsonl)?$/, ".progress.jsonl");
+  const write = mode === "execute" ? [scope] : [progress!];
   const deno = [
     ...DENO_FLAGS,
     `--allow-read=${read.join(",")}`,
-    ...(write.length ? [`--allow-write=${write.join(",")}`] : []),
+    `--allow-write=${write.join(",")}`,
+    ...(progress ? ["--allow-env=ARROW_PROGRESS"] : []),
     HARNESS,
     mode,
     ctx.taskFile,
@@ -145,9 +161,20 @@ export function childCommand(
     PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
     ...(dd ? { DENO_DIR: dd } : {}),
     ...(Deno.env.get("HOME") ? { HOME: Deno.env.get("HOME")! } : {}),
+    ...(progress ? { ARROW_PROGRESS: progress } : {}),
   };
   if (!ctx.bwrap) {
-    return { cmd: Deno.execPath(), args: deno, env, cwd: scope, audit, read, write, sandbox: "deno" };
+    return {
+      cmd: Deno.execPath(),
+      args: deno,
+      env,
+      cwd: scope,
+      audit,
+      progress,
+      read,
+      write,
+      sandbox: "deno",
+    };
   }
   const box = treeBwrapArgs(ctx, scope, mode === "execute", extra, audit);
   return {
@@ -156,6 +183,7 @@ export function childCommand(
     env,
     cwd: scope,
     audit,
+    progress,
     read,
     write,
     sandbox: "bwrap+deno",

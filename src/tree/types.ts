@@ -7,6 +7,7 @@
  */
 import type { Incident, Verdict } from "../model/state.ts";
 import type { ColumnKind, GbdtParams, MetricName, Task } from "../tabular/mod.ts";
+import type { PairedGain } from "./paired.ts";
 
 export type TreeNodeId = string;
 
@@ -105,6 +106,8 @@ export interface TreeNode {
   claimed: number | null;
   heldout: number | null;
   gate: "admitted" | "rejected" | "baseline" | "skipped: budget" | "failed" | null;
+  /** The gate's paired held-out comparison with the incumbent of its time (gain, standard error). */
+  paired?: PairedGain | null;
   test: number | null;
   insight: Insight | null;
   lesson: string | null;
@@ -245,7 +248,16 @@ export type TreeEvent =
   | { e: "init"; state: TreeState }
   | { e: "proposed"; parent: TreeNodeId; hypotheses: Hypothesis[]; problems: string[]; tokens: number }
   | { e: "executed"; results: ExecResult[] }
-  | { e: "gated"; node: TreeNodeId; score: number | null; problem: string | null; escapes: Escape[] }
+  | {
+    e: "gated";
+    node: TreeNodeId;
+    score: number | null;
+    problem: string | null;
+    escapes: Escape[];
+    /** The candidate against the incumbent on the same held-out rows (absent in logs written before the
+     * gate measured it: those are judged by the rule of their time, ACCEPT_EPS alone). */
+    paired?: PairedGain | null;
+  }
   | {
     e: "verdict";
     scores: { node: TreeNodeId; score: number | null }[];

@@ -1,0 +1,72 @@
+/**
+ * Cross-fold memorisation: a hypothesis module that remembers the labels of the rows it was fit on (in a
+ * module variable, on globalThis, on Object.prototype, in the Cache API) and returns them as a feature when
+ * the same rows come back as a later fold's validation rows. In one realm that attack works — shown first,
+ * in-process, as the positive control; through the harness, where every fold is a fresh worker, it gets
+ * nothing: no validation row is ever found in its memory.
+ *
+ * @module
+ */
+import { ok } from "node:assert/strict";
+import { crossValidate, type FeatureTransform } from "../src/tabular/mod.ts";
+import { loadData, writeDataFiles } from "../src/tree/data.ts";
+import { ARTIFACT_FORMAT } from "../src/tree/executor.ts";
+import { ProcJournal } from "../src/runtime/proc_journal.ts";
+import { runChild } from "../src/tree/child.ts";
+import { childCommand } from "../src/tree/sandbox.ts";
+
+const CSV = new URL("./fixtures/tree/small.csv", import.meta.url).pathname;
+const FIXTURE = new URL("./fixtures/tree/modules/memorises.ts", import.meta.url).pathname;
+const source = Deno.readTextFileSync(FIXTURE).replaceAll("__TARGET__", "label");
+
+Deno.test("a memorising module wins cross-validation in one realm, and gets nothing through the harness", async () => {
+  const tmp = Deno.makeTempDirSync({ prefix: "arrow-tree-memo-" });
+  try {
+    const data = loadData(CSV, "label", { seed: 3 });
+    const scope = `${tmp}/nodes/n1`;
+    Deno.mkdirSync(`${scope}/steps`, { recursive: true });
+    Deno.writeTextFileSync(`${scope}/steps/001_memo.ts`, source);
+    Deno.writeTextFileSync(
+      `${scope}/artifact.json`,
+      JSON.stringify({ format: ARTIFACT_FORMAT, steps: ["steps/001_memo.ts"], model: {} }),
+    );
+
+    // Positive control: the same module, every fold in this one realm.
+    const step = (await import(`file://${scope}/steps/001_memo.ts`)).default as FeatureTransform;
+    const inProcess = crossValidate(data.table, data.task.splits, {
+      target: data.task.target,
+      transform: step,
+    }, "accuracy");
+    const later = inProcess.folds.slice(1).map((f) => f.score);
+    ok(later.every((s) => s >= 0.95), `in one realm, later folds are memorised: ${later.join(", ")}`);
+
+    // Through the harness: a fresh worker per fold.
+    const files = writeDataFiles(tmp, data, 3);
+    const ctx = {
+      runDir: tmp,
+      runsDir: null,
+      dataDir: files.dir,
+      taskFile: files.task,
+      devFile: files.dev,
+      userCsv: CSV,
+      bwrap: null,
+    };
+    Deno.mkdirSync(`${tmp}/audit`);
+    Deno.mkdirSync(`${tmp}/.arrow`);
+    const cmd = childCommand(ctx, "execute", "n1", scope, `${tmp}/audit/a.jsonl`);
+    const out = await runChild(cmd, {
+      label: "memo",
+      observeMs: 10_000,
+      wallMs: 120_000,
+      journal: new ProcJournal(tmp),
+      metrics: `${scope}/metrics.jsonl`,
+      logDir: `${tmp}/logs`,
+    });
+    ok(out.exit === 0, `the harness ran: ${out.stderrTail.join(" | ")}`);
+    const folds = out.lines.filter((l) => typeof l.accuracy === "number").map((l) => l.accuracy as number);
+    ok(folds.length === data.task.splits.folds.length, JSON.stringify(out.lines));
+    ok(folds.every((s) => s < 0.95), `no fold is memorised through the harness: ${folds.join(", ")}`);
+  } finally {
+    Deno.removeSync(tmp, { recursive: true });
+  }
+});
