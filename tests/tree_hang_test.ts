@@ -1,15 +1,28 @@
 /**
  * Hang detection for children that log no metrics (Arrow's recomputation, the merge gate, the final test):
  * they log progress lines, and silence there for K_FREEZE observations is a hang — counted, for a standby,
- * from the moment it is told to go, never while it waits.
+ * from the moment it is told to go, never while it waits. With the real harness, a module that never returns
+ * from `fit` is called hung in Arrow's recomputation and at the merge gate long before the wall budget.
  *
  * @module
  */
 import { equal, ok } from "node:assert/strict";
 import { ProcJournal } from "../src/runtime/proc_journal.ts";
 import { runChild } from "../src/tree/child.ts";
-import type { ChildCommand } from "../src/tree/sandbox.ts";
+import { loadData, writeDataFiles } from "../src/tree/data.ts";
+import { ARTIFACT_FORMAT } from "../src/tree/executor.ts";
+import { MergeGate } from "../src/tree/gate.ts";
+import { type ChildCommand, childCommand } from "../src/tree/sandbox.ts";
+import { initialState, step } from "../src/tree/step.ts";
+import type { TreeEvent, TreeState } from "../src/tree/types.ts";
 import { K_FREEZE } from "../src/thresholds.ts";
+import { fakeConfig, hyp, ok as honest } from "./tree_fake.ts";
+
+const CSV = new URL("./fixtures/tree/small.csv", import.meta.url).pathname;
+const HANGS = Deno.readTextFileSync(new URL("./fixtures/tree/modules/hangs.ts", import.meta.url));
+/** The hang window under test (K_FREEZE observations of this) and a wall budget far beyond it. */
+const OBSERVE_MS = 300;
+const WALL_MS = 120_000;
 
 /** Reads its line, logs one progress line, then never logs again (it sleeps, as a hung fit would spin). */
 const SILENT_AFTER_ONE = `
@@ -60,5 +73,84 @@ Deno.test("runChild() calls a silent standby hung only after it was told to go, 
     ok(toldAt - started >= 3 * K_FREEZE * observeMs);
   } finally {
     Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+/** A run directory with its data files, and a state whose node n1 adds the hanging module to the root. */
+function hangingRun(tmp: string) {
+  const data = loadData(CSV, "label", { seed: 3 });
+  const files = writeDataFiles(tmp, data, 3);
+  const ctx = {
+    runDir: tmp,
+    runsDir: null,
+    dataDir: files.dir,
+    taskFile: files.task,
+    devFile: files.dev,
+    userCsv: CSV,
+    bwrap: null,
+  };
+  const h = { ...hyp("hangs"), step: { path: "steps/001_hangs.ts", source: HANGS } };
+  const events: TreeEvent[] = [
+    { e: "executed", results: [honest("n0", [0.7, 0.7, 0.7, 0.7, 0.7])] },
+    { e: "gated", node: "n0", score: 0.7, problem: null, escapes: [] },
+    { e: "proposed", parent: "n0", hypotheses: [h], problems: [], tokens: 0 },
+  ];
+  let s: TreeState = initialState(fakeConfig({ observeMs: OBSERVE_MS, wallMs: WALL_MS }), data.info, "t");
+  for (const ev of events) s = step(s, ev).state;
+  return { data, ctx, s };
+}
+
+Deno.test("the harness' recomputation of a module that never returns from fit is called hung, not over budget", async () => {
+  const tmp = Deno.makeTempDirSync({ prefix: "arrow-tree-hang-" });
+  try {
+    const { ctx } = hangingRun(tmp);
+    const scope = `${tmp}/nodes/n1`;
+    Deno.mkdirSync(`${scope}/steps`, { recursive: true });
+    Deno.writeTextFileSync(`${scope}/steps/001_hangs.ts`, HANGS);
+    Deno.writeTextFileSync(
+      `${scope}/artifact.json`,
+      JSON.stringify({ format: ARTIFACT_FORMAT, steps: ["steps/001_hangs.ts"], model: {} }),
+    );
+    Deno.mkdirSync(`${tmp}/audit`);
+    Deno.mkdirSync(`${tmp}/.arrow`);
+    const t0 = performance.now();
+    const out = await runChild(childCommand(ctx, "recompute", "n1", scope, `${tmp}/audit/r.jsonl`), {
+      label: "rec",
+      observeMs: OBSERVE_MS,
+      wallMs: WALL_MS,
+      journal: new ProcJournal(tmp),
+      stdin: "nonce",
+      progress: true,
+      logDir: `${tmp}/logs`,
+    });
+    ok(out.hung, `hung, not ${JSON.stringify(out.overBudget)} (exit ${out.exit})`);
+    equal(out.overBudget, null);
+    ok(performance.now() - t0 < WALL_MS / 2, "stopped long before its wall budget");
+  } finally {
+    Deno.removeSync(tmp, { recursive: true });
+  }
+});
+
+Deno.test("MergeGate.heldout() reports a module that never returns from fit as hung, with no score and no label read", async () => {
+  const tmp = Deno.makeTempDirSync({ prefix: "arrow-tree-hang-" });
+  try {
+    const { data, ctx, s } = hangingRun(tmp);
+    Deno.mkdirSync(`${tmp}/.arrow`, { recursive: true });
+    const gate = new MergeGate(data, ctx, {
+      observeMs: OBSERVE_MS,
+      wallMs: WALL_MS,
+      journal: new ProcJournal(tmp),
+      logDir: `${tmp}/logs`,
+    });
+    const t0 = performance.now();
+    const g = await gate.heldout(s, "n1");
+    ok(g.hung, `hung: ${g.problem}`);
+    equal(g.score, null);
+    equal(gate.reads.heldout, 0);
+    ok(String(g.problem).includes("silent"), String(g.problem));
+    ok(performance.now() - t0 < WALL_MS / 2, "stopped long before its wall budget");
+    // What the step function makes of it: covered in src/tree/step_test.ts (HUNG_RESTART, fused, next cycle).
+  } finally {
+    Deno.removeSync(tmp, { recursive: true });
   }
 });

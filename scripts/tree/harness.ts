@@ -1,10 +1,12 @@
 /**
  * The child program every tree-mode measurement runs in: `harness.ts <mode> <task.json> <dev.csv> <scope>
  * <node> [<features.csv>]`, under the node's lane (read its dev data, its scope and the toolkit; write its
- * scope, executors only). It never runs the artifact's code itself: every fold, and every prediction, is
- * one fresh worker (fold_worker.ts) with its own, narrower permissions, ended before the next starts — so
- * the hypothesis' code runs with nothing to read and nowhere to write, whatever it tries shows up in the
- * permission audit, and nothing it remembers from one fold reaches the next.
+ * scope, executors only). It never runs the artifact's code itself: the feature steps of every fold, and of
+ * every prediction, run in a fresh worker (fold_worker.ts) that can read nothing once its modules are
+ * loaded, is handed that fit's rows and is ended after it — so the hypothesis' code has nothing to read and
+ * nowhere to write, whatever it tries shows up in the permission audit, and nothing it remembers from one
+ * fold reaches the next. The encoders and the model are fit here, on the rows the worker handed back. Each
+ * worker is started while the fit before it runs, so its start-up is mostly hidden.
  *
  * - `execute` (the executor): cross-validates on the dev folds, appends one line per fold to
  *   `metrics.jsonl` and writes its claim to `results.json` in the scope.
@@ -19,16 +21,27 @@
  * @module
  */
 import {
+  allRows,
   type ColumnKind,
+  type FeatureTransform,
+  fitPipeline,
   makeTarget,
   type MetricName,
+  type PipelineSpec,
+  type Prediction,
+  predictPipeline,
   readCsvFile,
+  type Row,
+  type Rows,
   score,
   splitsFromJson,
+  type Table,
   type Task,
+  TransformError,
 } from "../../src/tabular/mod.ts";
+import { toRows } from "../../src/tabular/rows.ts";
 import { parseArtifact } from "./compose.ts";
-import type { FoldJob, FoldReply } from "./fold_worker.ts";
+import type { StepsInit, StepsJob, StepsReply } from "./fold_worker.ts";
 
 type Mode = "execute" | "recompute" | "predict";
 
@@ -81,17 +94,22 @@ const TOOLKIT = new URL("../../src/tabular/", import.meta.url).pathname;
 const HERE = new URL("./", import.meta.url).pathname;
 const WORKER = new URL("./fold_worker.ts", import.meta.url).href;
 
+interface StepsRun {
+  run(train: Row[], other: Row[]): Promise<StepsReply>;
+}
+
 /**
- * Runs `job` in a fresh worker and ends the worker: nothing the artifact's code kept survives into the next
- * job. `onLoaded` is called once the artifact's modules are loaded (a sign of life for the hang clock).
+ * A fresh worker for one fit of the artifact's steps, started (and its modules loaded) ahead of its job so
+ * its start-up overlaps the fit before it; it is ended once it answered. `onLoaded` is called when its code
+ * is loaded (a sign of life for the hang clock). Only the worker's own replies count: anything else posted
+ * is ignored, and rows that do not fit are refused by the pipeline like any transform's output.
  */
-function inFreshWorker(job: FoldJob, onLoaded: () => void): Promise<FoldReply> {
-  const read = [job.task, job.dev, job.scope, TOOLKIT, HERE, ...(job.features ? [job.features] : [])];
+function stepsWorker(init: StepsInit, onLoaded: () => void): StepsRun {
   const w = new Worker(WORKER, {
     type: "module",
     deno: {
       permissions: {
-        read,
+        read: [init.scope, TOOLKIT, HERE],
         write: false,
         net: false,
         env: false,
@@ -102,33 +120,34 @@ function inFreshWorker(job: FoldJob, onLoaded: () => void): Promise<FoldReply> {
       },
     },
   });
-  return new Promise<FoldReply>((resolve) => {
-    let loaded = false;
-    w.onmessage = (e: MessageEvent<unknown>) => {
-      const m = e.data as {
-        phase?: string;
-        k?: unknown;
-        values?: unknown;
-        fitMs?: unknown;
-        code?: unknown;
-        message?: unknown;
-      } | null;
-      if (m?.phase === "loaded" && !loaded) {
-        loaded = true;
-        onLoaded();
-      } else if (m?.phase === "done" && m.values instanceof Float64Array && typeof m.k === "number") {
-        resolve({ phase: "done", k: m.k, values: m.values, fitMs: Number(m.fitMs) || 0 });
-      } else if (m?.phase === "failed") {
-        resolve({ phase: "failed", code: m.code === 3 ? 3 : 1, message: String(m.message).slice(0, 2000) });
-      }
-      // Anything else the artifact's code posted is ignored: only the worker's own replies count.
+  let settle: (r: StepsReply) => void = () => {};
+  const reply = new Promise<StepsReply>((r) => (settle = r));
+  w.onmessage = (e: MessageEvent<unknown>) => {
+    const m = e.data as {
+      phase?: unknown;
+      train?: unknown;
+      other?: unknown;
+      code?: unknown;
+      message?: unknown;
     };
-    w.onerror = (e: ErrorEvent) => {
-      e.preventDefault();
-      resolve({ phase: "failed", code: 1, message: String(e.message).slice(0, 2000) });
-    };
-    w.postMessage(job);
-  }).finally(() => w.terminate());
+    if (m?.phase === "loaded") onLoaded();
+    else if (m?.phase === "done" && Array.isArray(m.train) && Array.isArray(m.other)) {
+      settle({ phase: "done", train: m.train as Row[], other: m.other as Row[] });
+    } else if (m?.phase === "failed") {
+      settle({ phase: "failed", code: m.code === 1 ? 1 : 3, message: String(m.message).slice(0, 2000) });
+    }
+  };
+  w.onerror = (e: ErrorEvent) => {
+    e.preventDefault();
+    settle({ phase: "failed", code: 3, message: String(e.message).slice(0, 2000) });
+  };
+  w.postMessage(init);
+  return {
+    run: (train, other) => {
+      w.postMessage({ kind: "rows", train, other } satisfies StepsJob);
+      return reply.finally(() => w.terminate());
+    },
+  };
 }
 
 async function main(): Promise<void> {
@@ -164,7 +183,7 @@ async function main(): Promise<void> {
     );
   }
   const splits = splitsFromJson(task.splits, table.nRows);
-  parseArtifact(JSON.parse(Deno.readTextFileSync(`${scope}/artifact.json`)));
+  const manifest = parseArtifact(JSON.parse(Deno.readTextFileSync(`${scope}/artifact.json`)));
   const metrics = mode === "execute"
     ? Deno.openSync(`${scope}/metrics.jsonl`, { append: true, create: true })
     : null;
@@ -184,19 +203,47 @@ async function main(): Promise<void> {
     loadedOnce = true;
     progress({ step: 0, phase: "loaded" });
   };
-  const base = { task: taskPath, dev: devPath, scope };
-  const check = (r: FoldReply): { k: number; values: Float64Array; fitMs: number } => {
-    if (r.phase === "failed") {
-      if (r.code === 3) fail(3, r.message, results, nonce);
-      fail(1, r.message, results, nonce);
+  // The artifact's steps run in fresh workers (one per fit); the encoders and the model are fit here.
+  const init: StepsInit = { kind: "init", scope, steps: manifest.steps, target: task.target };
+  const jobs = mode === "predict" ? 1 : splits.folds.length;
+  let started = 0;
+  let ahead = manifest.steps.length ? stepsWorker(init, onLoaded) : null;
+  if (!ahead) onLoaded();
+  const model = { ...manifest.model, seed: task.seed };
+  /** Fits the artifact on `train` rows of the dev table and predicts `rows` of `other`. */
+  const fitPredict = async (train: Rows, other: Table, rows: Rows): Promise<Prediction> => {
+    started += 1;
+    let transform: FeatureTransform | null = null;
+    if (ahead) {
+      const w = ahead;
+      ahead = started < jobs ? stepsWorker(init, onLoaded) : null;
+      const r = await w.run(toRows(table, train), toRows(other, rows, [task.target]));
+      if (r.phase === "failed") fail(r.code, r.message, results, nonce);
+      transform = {
+        fit: () => null,
+        fitTransform: () => ({ state: null, rows: r.train }),
+        transform: () => r.other,
+      };
     }
-    return r;
+    const spec: PipelineSpec = { target, transform, model };
+    try {
+      return predictPipeline(fitPipeline(table, train, spec), other, rows, spec);
+    } catch (e) {
+      if (e instanceof TransformError || e instanceof RangeError || e instanceof TypeError) {
+        fail(3, e.message, results, nonce);
+      }
+      throw e;
+    }
   };
   if (mode === "predict") {
     if (!featuresPath) fail(2, "Cannot predict: no features file given", null, nonce);
-    const r = check(await inFreshWorker({ ...base, fold: null, features: featuresPath }, onLoaded));
+    const { [task.target]: _, ...featureKinds } = task.kinds;
+    const features = readCsvFile(featuresPath, { types: featureKinds });
+    const f0 = performance.now();
+    const pred = await fitPredict(allRows(table), features, allRows(features));
+    const fitMs = performance.now() - f0;
     stdout(
-      enc.encode(`${nonce} ${JSON.stringify({ k: r.k, values: finite(r.values), fit_ms: r.fitMs })}\n`),
+      enc.encode(`${nonce} ${JSON.stringify({ k: pred.k, values: finite(pred.values), fit_ms: fitMs })}\n`),
     );
     return;
   }
@@ -205,13 +252,14 @@ async function main(): Promise<void> {
   let k = 1, fitMs = 0;
   for (let i = 0; i < splits.folds.length; i++) {
     const fold = splits.folds[i]!;
-    const r = check(await inFreshWorker({ ...base, fold: i, features: null }, onLoaded));
-    fitMs += r.fitMs;
-    k = r.k;
-    foldPreds.push(finite(r.values));
+    const f0 = performance.now();
+    const pred = await fitPredict(fold.train, table, fold.valid);
+    fitMs += performance.now() - f0;
+    k = pred.k;
+    foldPreds.push(finite(pred.values));
     if (metrics) {
       const y = Float64Array.from(fold.valid, (row) => target.y[row]!);
-      const s = score(task.metric, y, { task: target.task, k: r.k, values: r.values });
+      const s = score(task.metric, y, pred);
       foldScores.push(s);
       writeAll(metrics, JSON.stringify({ step: i + 1, [task.metric]: s }) + "\n");
     } else progress({ step: i + 1 });

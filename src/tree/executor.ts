@@ -214,7 +214,7 @@ export async function runExecutor(w: ExecutorWorld, s: TreeState, id: string): P
       : !scored.ok
       ? scored.problem
       : `the recomputation exited with ${rec.exit ?? rec.signal}`;
-    result.recomputed = { problem, exit: rec.exit, stderr_tail: rec.stderrTail };
+    result.recomputed = { problem, exit: rec.exit, stderr_tail: rec.stderrTail, hung: rec.hung };
   } else result.recomputed = { folds: scored.value };
   return { result, childMs, fitMs };
 }

@@ -19,9 +19,15 @@ import { materialize } from "./executor.ts";
 import { pairedBootstrap, type PairedGain } from "./paired.ts";
 import { subSeed } from "../tabular/prng.ts";
 import { childCommand, type SandboxContext } from "./sandbox.ts";
-import type { Escape, TreeState } from "./types.ts";
+import type { Escape, Hang, TreeState } from "./types.ts";
 
-interface Predicted {
+/** How the gate's child was stopped, when it was: silent past its hang window, or past its wall budget. */
+interface Stopped {
+  hung: Hang | null;
+  overBudget: { limit_ms: number; used_ms: number } | null;
+}
+
+interface Predicted extends Stopped {
   pred: Prediction | null;
   problem: string | null;
   escapes: Escape[];
@@ -29,7 +35,7 @@ interface Predicted {
   fitMs: number;
 }
 
-export interface GateRun {
+export interface GateRun extends Stopped {
   score: number | null;
   problem: string | null;
   /** A held-out candidate against the incumbent on the same rows (null for the baseline or on failure). */
@@ -122,7 +128,14 @@ export class MergeGate {
     rows: Rows,
   ): Promise<GateRun & { pred: Prediction | null }> {
     const p = await this.#predict(s, node, part, rows);
-    const base = { childMs: p.childMs, fitMs: p.fitMs, escapes: p.escapes, paired: null };
+    const base = {
+      childMs: p.childMs,
+      fitMs: p.fitMs,
+      escapes: p.escapes,
+      hung: p.hung,
+      overBudget: p.overBudget,
+      paired: null,
+    };
     if (!p.pred) return { ...base, score: null, problem: p.problem, pred: null };
     const { target, metric } = this.data.task;
     this.reads[part] += 1;
@@ -146,16 +159,24 @@ export class MergeGate {
       const cmd = childCommand(this.sandbox, "predict", node, scope, audit, features);
       const out = await runChild(cmd, { ...this.watch, label, stdin: nonce, progress: true });
       const fitMs = fitMsOf(out.stdout, nonce);
-      const base = { childMs: out.wallMs, fitMs, escapes: out.escapes };
+      const base = {
+        childMs: out.wallMs,
+        fitMs,
+        escapes: out.escapes,
+        hung: out.hung,
+        overBudget: out.overBudget,
+      };
       if (out.escapes.length) {
         return { ...base, pred: null, problem: "its code reached outside its lane while the gate ran it" };
       }
       const line = signedLine(out.stdout, nonce);
       if (out.exit !== 0) {
         const why = out.hung
-          ? "it went silent"
+          ? `it went silent for ${
+            Math.round(out.hung.silent_ms / 1000)
+          } s after ${out.hung.step} progress line(s)`
           : out.overBudget
-          ? "it ran past its wall budget"
+          ? `it ran past its wall budget of ${out.overBudget.limit_ms / 1000} s`
           : `it exited with ${out.exit ?? out.signal}`;
         const detail = line.ok ? readPrediction(line.text, task.target, rows.length) : null;
         return { ...base, pred: null, problem: detail && !detail.ok ? detail.problem : why };

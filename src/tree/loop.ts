@@ -93,6 +93,8 @@ async function perform(w: TreeWorld, s: TreeState, a: TreeAction): Promise<Perfo
           problem: g.problem,
           escapes: g.escapes,
           paired: g.paired,
+          hung: g.hung,
+          over_budget: g.overBudget,
         },
         childMs: g.childMs,
         fitMs: g.fitMs,

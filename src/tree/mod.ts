@@ -14,8 +14,10 @@
  *    artifact is the parent's plus that step (or a model setting).
  * 3. **dispatch** — `pending = execute`: each node gets a scope (`nodes/<id>/`), an executor child and a
  *    standby recomputation child (`executor.ts`, `child.ts`, `sandbox.ts`, `scripts/tree/harness.ts`):
- *    Deno permissions (read its dev rows, its scope, the toolkit; write its scope; all revoked before
- *    `fit` runs; audited) and bubblewrap when present (the user's CSV and every run hidden).
+ *    Deno permissions (read its dev rows, its scope, the toolkit; write its scope; audited) and bubblewrap
+ *    when present (the user's CSV and every run hidden); the artifact's steps run in a fresh worker per fold
+ *    that can read nothing once loaded (`scripts/tree/fold_worker.ts`), so nothing is remembered across
+ *    folds.
  * 4. **observe** — exit code, stderr tail, silence (hung after K_FREEZE observations), wall budget,
  *    permission audit, `results.json` (the claim), `metrics.jsonl` (the folds it logged), and Arrow's own
  *    recomputation of every fold's predictions, scored against dev labels in the coordinator: the
@@ -26,7 +28,9 @@
  *    visits, dev gains and outcome tallies move up to every ancestor.
  * 6. **decide** — the best new node that beats the incumbent on dev beyond noise goes to the merge gate
  *    (`gate.ts`, the only reader of held-out labels, queries counted and capped); it is admitted when its
- *    held-out score beats the incumbent's by ACCEPT_EPS. After the last cycle the final test scores the
+ *    held-out score beats the incumbent's by ACCEPT_EPS and by Z_GATE standard errors of a paired bootstrap
+ *    over the held-out rows (`paired.ts`). A recomputation or gate child that goes silent is stopped and
+ *    the node fused (HUNG_RESTART), and the loop goes on. After the last cycle the final test scores the
  *    starting and the admitted artifact once each, and the run has its verdict.
  *
  * ## Persistence

@@ -16,7 +16,7 @@ import type { EscapeAttempt } from "../model/evidence.ts";
 import type { Incident, IncidentOf } from "../model/state.ts";
 import { RUNG } from "../overwatch/ladder.ts";
 import { ACCEPT_EPS, HUNG_MAX_RESTARTS, K_FREEZE } from "../thresholds.ts";
-import type { ExecResult, TreeNode } from "./types.ts";
+import type { ExecResult, Hang, TreeNode } from "./types.ts";
 
 export type Judgement =
   | { kind: "evaluated"; folds: number[]; claimed: number }
@@ -66,6 +66,48 @@ function refuse(
     problem,
     ...(extra.observed_best !== undefined ? { observed_best: extra.observed_best } : {}),
   }, "fuse");
+}
+
+/**
+ * A child that must not hang — Arrow's recomputation of a claim, or the merge gate's prediction — went
+ * silent or ran past its budget. Its executor already finished, so there is no restart: the node is fused
+ * with the incident that names the step (HUNG_RESTART, or BUDGET_TRIP), and the loop goes on.
+ */
+export function stoppedChild(
+  ctx: JudgeContext,
+  node: TreeNode,
+  where: "the recomputation" | "the merge gate",
+  stop: { hung?: Hang | null; over_budget?: { limit_ms: number; used_ms: number } | null },
+): { lesson: string; incidents: Incident[] } | null {
+  if (stop.hung) {
+    const inc = incident(ctx, node, "HUNG_RESTART", {
+      step: stop.hung.step,
+      best_dev: null,
+      stalled_ticks: K_FREEZE,
+      observe_every: `${ctx.observeMs / 1000}s`,
+      silent_from_start: stop.hung.silent_from_start,
+      restarts: 0,
+      max_restarts: 0,
+      best_ckpt: null,
+      resume_from: null,
+    }, "fuse");
+    const lesson = `${where} went silent for ${
+      Math.round(stop.hung.silent_ms / 1000)
+    } s after ${stop.hung.step} progress line(s) and was stopped`;
+    return { lesson, incidents: [inc] };
+  }
+  if (stop.over_budget) {
+    const { limit_ms, used_ms } = stop.over_budget;
+    const inc = incident(
+      ctx,
+      node,
+      "BUDGET_TRIP",
+      { budget: "wall", limit: limit_ms, used: used_ms },
+      "fuse",
+    );
+    return { lesson: `${where} ran past its wall budget of ${limit_ms / 1000} s`, incidents: [inc] };
+  }
+  return null;
 }
 
 /** The verdict on one executor attempt and the incidents it leaves. */
@@ -164,6 +206,10 @@ export function judge(
     };
   }
   const rec = r.recomputed;
+  const stopped = rec && "problem" in rec && rec.hung
+    ? stoppedChild(ctx, node, "the recomputation", rec)
+    : null;
+  if (stopped) return { j: { kind: "failed", lesson: stopped.lesson }, incidents: stopped.incidents };
   if (rec === null || "problem" in rec) {
     const p = `Arrow could not recompute its score: ${rec?.problem ?? "not run"}`;
     const extra = rec ? { exit: rec.exit, stderr: rec.stderr_tail } : {};

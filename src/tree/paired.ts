@@ -40,13 +40,94 @@ function subset(pred: Prediction, idx: Int32Array): Prediction {
 function strata(task: Task, y: Float64Array): number[][] {
   if (task === "regression") return [Array.from(y, (_, i) => i)];
   const by = new Map<number, number[]>();
-  y.forEach((c, i) => by.set(c, [...(by.get(c) ?? []), i]));
+  y.forEach((c, i) => {
+    const g = by.get(c);
+    if (g) g.push(i);
+    else by.set(c, [i]);
+  });
   return [...by.keys()].sort((a, b) => a - b).map((c) => by.get(c)!);
+}
+
+/**
+ * Per-row terms of the metrics that are a function of per-row sums (everything but AUC): a resample's score
+ * is then O(n) sums over the drawn rows, with no prediction copied. `combine` turns the drawn rows' mean
+ * term (and, for R², the drawn labels' mean and mean square) into the metric.
+ */
+function rowTerms(metric: MetricName, y: Float64Array, p: Prediction): Float64Array | null {
+  const n = y.length;
+  const t = new Float64Array(n);
+  const one = (i: number): Prediction => ({
+    task: p.task,
+    k: p.k,
+    values: p.values.subarray(i * p.k, i * p.k + p.k),
+  });
+  switch (metric) {
+    case "accuracy":
+    case "logloss":
+      for (let i = 0; i < n; i++) t[i] = score(metric, y.subarray(i, i + 1), one(i));
+      return t;
+    case "mae":
+      for (let i = 0; i < n; i++) t[i] = Math.abs(y[i]! - p.values[i]!);
+      return t;
+    case "rmse":
+    case "r2":
+      for (let i = 0; i < n; i++) t[i] = (y[i]! - p.values[i]!) ** 2;
+      return t;
+    case "auc":
+      return null;
+  }
+}
+
+/** The metric of the drawn rows from the mean of their terms (sy, syy: the drawn labels' mean, mean square). */
+function combine(metric: MetricName, mean: number, sy: number, syy: number): number {
+  if (metric === "rmse") return Math.sqrt(mean);
+  if (metric === "r2") {
+    const tot = syy - sy * sy;
+    return tot <= 0 ? (mean === 0 ? 1 : 0) : 1 - mean / tot;
+  }
+  return mean;
+}
+
+/** Draws `resamples` stratified resamples (seeded) and summarises `diffOf` over them. */
+function bootstrap(
+  y: Float64Array,
+  task: Task,
+  seed: number,
+  resamples: number,
+  gain: number,
+  diffOf: (idx: Int32Array) => number,
+): PairedGain {
+  const n = y.length;
+  const groups = strata(task, y);
+  const rng = mulberry32(subSeed(seed, "paired-bootstrap"));
+  const diffs: number[] = [];
+  const idx = new Int32Array(n);
+  for (let b = 0; b < resamples; b++) {
+    let at = 0;
+    for (const g of groups) {
+      for (let i = 0; i < g.length; i++) idx[at++] = g[Math.floor(rng() * g.length)]!;
+    }
+    const d = diffOf(idx);
+    if (Number.isFinite(d)) diffs.push(d);
+  }
+  const mean = diffs.reduce((s, x) => s + x, 0) / Math.max(1, diffs.length);
+  const v = diffs.length > 1 ? diffs.reduce((s, x) => s + (x - mean) ** 2, 0) / (diffs.length - 1) : NaN;
+  return { gain, se: Math.sqrt(v), n, b: diffs.length };
+}
+
+/** Every resample scored from scratch: AUC's way, and the reference the per-row path is tested against. */
+function rescoring(metric: MetricName, y: Float64Array, c: Prediction, inc: Prediction, sign: 1 | -1) {
+  const ys = new Float64Array(y.length);
+  return (idx: Int32Array) => {
+    for (let i = 0; i < idx.length; i++) ys[i] = y[idx[i]!]!;
+    return sign * (score(metric, ys, subset(c, idx)) - score(metric, ys, subset(inc, idx)));
+  };
 }
 
 /**
  * The candidate's held-out gain over the incumbent and its bootstrap standard error. `sign` is +1 when the
  * metric is maximised; `seed` fixes the resamples (the same rows are drawn for both prediction sets).
+ * `rescore` forces scoring every resample from scratch (slower; the per-row path gives the same numbers).
  */
 export function pairedBootstrap(
   metric: MetricName,
@@ -56,24 +137,32 @@ export function pairedBootstrap(
   sign: 1 | -1,
   seed: number,
   resamples = BOOTSTRAP_RESAMPLES,
+  rescore = false,
 ): PairedGain {
   const n = y.length;
   const gain = sign * (score(metric, y, candidate) - score(metric, y, incumbent));
-  const groups = strata(candidate.task, y);
-  const rng = mulberry32(subSeed(seed, "paired-bootstrap"));
-  const diffs: number[] = [];
-  const idx = new Int32Array(n);
-  const ys = new Float64Array(n);
-  for (let b = 0; b < resamples; b++) {
-    let at = 0;
-    for (const g of groups) {
-      for (let i = 0; i < g.length; i++) idx[at++] = g[Math.floor(rng() * g.length)]!;
-    }
-    for (let i = 0; i < n; i++) ys[i] = y[idx[i]!]!;
-    const d = sign * (score(metric, ys, subset(candidate, idx)) - score(metric, ys, subset(incumbent, idx)));
-    if (Number.isFinite(d)) diffs.push(d);
+  const tc = rescore ? null : rowTerms(metric, y, candidate);
+  const ti = rescore ? null : rowTerms(metric, y, incumbent);
+  if (!tc || !ti) {
+    return bootstrap(
+      y,
+      candidate.task,
+      seed,
+      resamples,
+      gain,
+      rescoring(metric, y, candidate, incumbent, sign),
+    );
   }
-  const mean = diffs.reduce((s, x) => s + x, 0) / Math.max(1, diffs.length);
-  const v = diffs.length > 1 ? diffs.reduce((s, x) => s + (x - mean) ** 2, 0) / (diffs.length - 1) : NaN;
-  return { gain, se: Math.sqrt(v), n, b: diffs.length };
+  return bootstrap(y, candidate.task, seed, resamples, gain, (idx) => {
+    let c = 0, inc = 0, sy = 0, syy = 0;
+    for (let i = 0; i < n; i++) {
+      const r = idx[i]!;
+      c += tc[r]!;
+      inc += ti[r]!;
+      sy += y[r]!;
+      syy += y[r]! * y[r]!;
+    }
+    const my = sy / n, myy = syy / n;
+    return sign * (combine(metric, c / n, my, myy) - combine(metric, inc / n, my, myy));
+  });
 }

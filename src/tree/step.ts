@@ -29,7 +29,7 @@ import {
   pairedDelta,
   summarizeTally,
 } from "./insight.ts";
-import { judge } from "./overwatch.ts";
+import { judge, stoppedChild } from "./overwatch.ts";
 import type { PairedGain } from "./paired.ts";
 import { chooseParent, devGain, signOf } from "./select.ts";
 import type {
@@ -310,11 +310,18 @@ export function significant(p: PairedGain | null): boolean {
   return p !== null && p.b > 1 && Number.isFinite(p.se) && p.gain >= Z_GATE * p.se;
 }
 
+const gateContext = (s: TreeState) => ({
+  tick: s.tick,
+  observeMs: s.config.observeMs,
+  metric: s.config.metric,
+  sign: signOf(s),
+});
+
 function onGated(s: TreeState, ev: Extract<TreeEvent, { e: "gated" }>, incidents: Incident[]): void {
   if (s.pending?.a !== "gate" || s.pending.node !== ev.node) return;
   const n = s.nodes[ev.node]!;
   if (ev.escapes.length) {
-    const ctx = { tick: s.tick, observeMs: s.config.observeMs, metric: s.config.metric, sign: signOf(s) };
+    const ctx = gateContext(s);
     const blank = { node: n.id, attempt: n.attempt, exit: null, signal: null, stderr_tail: [], hung: null };
     const found = judge(ctx, n, {
       ...blank,
@@ -331,6 +338,15 @@ function onGated(s: TreeState, ev: Extract<TreeEvent, { e: "gated" }>, incidents
     mark(n, "failed-informative");
     n.lesson = found.j.kind === "failed" ? `at the merge gate, ${found.j.lesson}` : ev.problem;
     if (s.cycle === 0) return stop(s, `the starting artifact failed at the merge gate: ${n.lesson ?? ""}`);
+    return endCycle(s);
+  }
+  const stopped = stoppedChild(gateContext(s), n, "the merge gate", ev);
+  if (stopped) {
+    incidents.push(...stopped.incidents);
+    n.gate = "failed";
+    mark(n, "failed-informative");
+    n.lesson = stopped.lesson;
+    if (s.cycle === 0) return stop(s, `the starting artifact failed at the merge gate: ${n.lesson}`);
     return endCycle(s);
   }
   if (ev.score === null) {

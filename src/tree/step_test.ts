@@ -2,7 +2,7 @@ import { deepEqual, equal, ok as truthy } from "node:assert/strict";
 import { canonical } from "../model/json.ts";
 import { ACCEPT_EPS } from "../thresholds.ts";
 import { fakeStart, folds, hyp, ok, run } from "../../tests/tree_fake.ts";
-import { step } from "./step.ts";
+import { step, Z_GATE } from "./step.ts";
 import type { TreeEvent, TreeState } from "./types.ts";
 
 /** Baseline measured and admitted, then two hypotheses proposed under the root. */
@@ -212,4 +212,89 @@ Deno.test("step() keeps a dev gain within fold noise away from the merge gate", 
   equal(state.nodes.n1!.insight?.outcome, "neutral");
   equal(state.pending?.a, "ideate");
   equal(state.heldout.used, 1);
+});
+
+Deno.test("step() fuses a node whose recomputation went silent (HUNG_RESTART, no restart), and goes on", () => {
+  const silent = {
+    ...ok("n1", folds(0.8, 0.02)),
+    recomputed: {
+      problem: "the recomputation went silent for 3 s after 2 progress line(s)",
+      exit: null,
+      stderr_tail: [],
+      hung: { step: 2, silent_ms: 3000, silent_from_start: false },
+    },
+  };
+  const { state, incidents } = run(fakeStart(), [
+    ...opening(),
+    { e: "executed", results: [silent, ok("n2", folds(0.8))] },
+  ]);
+  deepEqual(incidents.map((i) => `${i.type}/${i.ladder}/${i.node}`), ["HUNG_RESTART/fuse/n1"]);
+  equal(state.nodes.n1!.status, "failed-informative");
+  equal(state.nodes.n1!.dev, null, "an unverified claim is never a measurement");
+  truthy(state.nodes.n1!.lesson?.includes("recomputation went silent"), String(state.nodes.n1!.lesson));
+  equal(state.pending?.a, "ideate", "the loop goes on with the next cycle");
+});
+
+Deno.test("step() blames a candidate whose merge-gate child went silent or ran over, and goes on", () => {
+  const base = run(fakeStart(), [
+    ...opening(),
+    { e: "executed", results: [ok("n1", folds(0.8, 0.02)), ok("n2", folds(0.8, -0.02))] },
+  ]).state;
+  deepEqual(base.pending, { a: "gate", node: "n1" });
+  const hung = step(base, {
+    e: "gated",
+    node: "n1",
+    score: null,
+    problem: "it went silent",
+    escapes: [],
+    hung: { step: 1, silent_ms: 3000, silent_from_start: false },
+  });
+  deepEqual(hung.incidents.map((i) => `${i.type}/${i.ladder}`), ["HUNG_RESTART/fuse"]);
+  equal(hung.state.nodes.n1!.status, "failed-informative");
+  equal(hung.state.nodes.n1!.gate, "failed");
+  equal(hung.state.incumbent, "n0");
+  equal(hung.state.heldout.used, 1, "no held-out label was read");
+  equal(hung.state.pending?.a, "ideate");
+  const over = step(base, {
+    e: "gated",
+    node: "n1",
+    score: null,
+    problem: "it ran past its wall budget",
+    escapes: [],
+    over_budget: { limit_ms: 60_000, used_ms: 60_100 },
+  });
+  deepEqual(over.incidents.map((i) => i.type), ["BUDGET_TRIP"]);
+  equal(over.state.nodes.n1!.status, "failed-informative");
+});
+
+Deno.test("step() admits a held-out gain only beyond Z_GATE standard errors of the paired bootstrap", () => {
+  const gate = (gain: number, se: number) =>
+    step(
+      run(fakeStart(), [
+        ...opening(),
+        { e: "executed", results: [ok("n1", folds(0.8, 0.02)), ok("n2", folds(0.8, -0.02))] },
+      ]).state,
+      {
+        e: "gated",
+        node: "n1",
+        score: 0.8 + gain,
+        problem: null,
+        escapes: [],
+        paired: { gain, se, n: 100, b: 1000 },
+      },
+    ).state;
+  equal(gate(0.02, 0.02 / Z_GATE).nodes.n1!.gate, "admitted");
+  equal(gate(0.02, 0.02 / Z_GATE + 1e-4).nodes.n1!.gate, "rejected", "within the held-out part's noise");
+  equal(gate(ACCEPT_EPS / 2, 0).nodes.n1!.gate, "rejected", "ACCEPT_EPS still applies");
+  equal(
+    step(
+      run(fakeStart(), [
+        ...opening(),
+        { e: "executed", results: [ok("n1", folds(0.8, 0.02)), ok("n2", folds(0.8, -0.02))] },
+      ]).state,
+      { e: "gated", node: "n1", score: 0.9, problem: null, escapes: [], paired: null },
+    ).state.nodes.n1!.gate,
+    "rejected",
+    "an unmeasured comparison admits nothing",
+  );
 });

@@ -222,6 +222,13 @@ export interface Escape {
   stopped_by: string | null;
 }
 
+/** Silence past the hang window: progress lines (folds) done, and whether it never wrote one. */
+export interface Hang {
+  step: number;
+  silent_ms: number;
+  silent_from_start: boolean;
+}
+
 /** Everything observed about one executor attempt, and its acceptance (recomputation). */
 export interface ExecResult {
   node: TreeNodeId;
@@ -230,7 +237,7 @@ export interface ExecResult {
   signal: string | null;
   stderr_tail: string[];
   /** Silent past the hang window: folds done, and whether it never wrote a line. */
-  hung: { step: number; silent_ms: number; silent_from_start: boolean } | null;
+  hung: Hang | null;
   over_budget: { limit_ms: number; used_ms: number } | null;
   escapes: Escape[];
   /** The module's own failure (exit 3): the lesson. */
@@ -240,8 +247,11 @@ export interface ExecResult {
   /** Best fold score the executor logged in metrics.jsonl (what Arrow observed itself). */
   observed_best: number | null;
   artifact_changed: boolean;
-  /** Arrow's recomputation: fold scores, or why it failed; null when it was not run. */
-  recomputed: { folds: number[] } | { problem: string; exit: number | null; stderr_tail: string[] } | null;
+  /** Arrow's recomputation: fold scores, or why it failed (`hung` when it went silent); null when not run. */
+  recomputed:
+    | { folds: number[] }
+    | { problem: string; exit: number | null; stderr_tail: string[]; hung?: Hang | null }
+    | null;
 }
 
 export type TreeEvent =
@@ -257,6 +267,9 @@ export type TreeEvent =
     /** The candidate against the incumbent on the same held-out rows (absent in logs written before the
      * gate measured it: those are judged by the rule of their time, ACCEPT_EPS alone). */
     paired?: PairedGain | null;
+    /** The gate's child went silent past its hang window, or ran past its wall budget (then no score). */
+    hung?: Hang | null;
+    over_budget?: { limit_ms: number; used_ms: number } | null;
   }
   | {
     e: "verdict";

@@ -1,0 +1,64 @@
+/**
+ * The gate's paired bootstrap: its fast per-row path against rescoring, and its behaviour at the extremes.
+ *
+ * @module
+ */
+import { equal, ok } from "node:assert/strict";
+import type { MetricName, Prediction } from "../tabular/mod.ts";
+import { mulberry32 } from "../tabular/prng.ts";
+import { pairedBootstrap } from "./paired.ts";
+
+const N = 60;
+const rng = mulberry32(11);
+const labels = (k: number) => Float64Array.from({ length: N }, (_, i) => i % k);
+const probs = (k: number): Prediction => {
+  const values = new Float64Array(N * k);
+  for (let i = 0; i < N; i++) {
+    const raw = Array.from({ length: k }, () => rng() + 0.05);
+    const sum = raw.reduce((a, b) => a + b, 0);
+    raw.forEach((v, c) => (values[i * k + c] = v / sum));
+  }
+  return {
+    task: k === 2 ? "binary" : "multiclass",
+    k: k === 2 ? 1 : k,
+    values: k === 2 ? values.filter((_, j) => j % 2 === 1) : values,
+  };
+};
+const reg = (y: Float64Array, noise: number): Prediction => ({
+  task: "regression",
+  k: 1,
+  values: Float64Array.from(y, (v) => v + noise * (rng() - 0.5)),
+});
+
+Deno.test("pairedBootstrap() per-row sums give the numbers of rescoring every resample, metric by metric", () => {
+  const yReg = Float64Array.from({ length: N }, () => 10 * rng());
+  const cases: [MetricName, Float64Array, Prediction, Prediction][] = [
+    ["accuracy", labels(3), probs(3), probs(3)],
+    ["logloss", labels(3), probs(3), probs(3)],
+    ["logloss", labels(2), probs(2), probs(2)],
+    ["mae", yReg, reg(yReg, 2), reg(yReg, 3)],
+    ["rmse", yReg, reg(yReg, 2), reg(yReg, 3)],
+    ["r2", yReg, reg(yReg, 2), reg(yReg, 3)],
+  ];
+  for (const [metric, y, c, inc] of cases) {
+    const sign = metric === "accuracy" || metric === "r2" ? 1 : -1;
+    const fast = pairedBootstrap(metric, y, c, inc, sign, 5, 300);
+    const slow = pairedBootstrap(metric, y, c, inc, sign, 5, 300, true);
+    equal(fast.gain, slow.gain, metric);
+    equal(fast.b, slow.b, metric);
+    ok(Math.abs(fast.se - slow.se) <= 1e-9 * Math.max(1, slow.se), `${metric}: ${fast.se} vs ${slow.se}`);
+    ok(fast.se > 0, `${metric} has spread`);
+  }
+});
+
+Deno.test("pairedBootstrap() finds no spread between identical predictions and a clear gain for a better one", () => {
+  const y = labels(2);
+  const same = probs(2);
+  const zero = pairedBootstrap("auc", y, same, same, 1, 1, 200);
+  equal(zero.gain, 0);
+  equal(zero.se, 0);
+  const perfect: Prediction = { task: "binary", k: 1, values: Float64Array.from(y, (v) => 0.2 + 0.6 * v) };
+  const better = pairedBootstrap("auc", y, perfect, same, 1, 1, 200);
+  ok(better.gain > 3 * better.se, JSON.stringify(better));
+  equal(better.b, 200, "stratified resamples keep both classes, so every AUC is defined");
+});
