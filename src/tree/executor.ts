@@ -144,9 +144,12 @@ export async function runExecutor(w: ExecutorWorld, s: TreeState, id: string): P
   };
   const auditDir = `${w.runDir}/.arrow/audit/${label}`;
   Deno.mkdirSync(auditDir, { recursive: true });
-  // The recomputation starts now as a standby waiting on stdin: its start-up overlaps the executor, and it
-  // reads the artifact only once told to go (after the executor ended and its claim was checked). Whatever
-  // happens, it is told to go or cancelled below, never left waiting.
+  // The executor starts first; then the recomputation, as a standby waiting on stdin: its start-up (and
+  // the cost of spawning it) overlaps the executor, and it reads the artifact only once told to go (after
+  // the executor ended and its claim was checked). Whatever happens, it is told to go or cancelled below,
+  // never left waiting.
+  const cmd = childCommand(w.sandbox, "execute", id, scope, `${auditDir}/execute.jsonl`);
+  const executing = runChild(cmd, { ...watch, label, metrics: `${scope}/metrics.jsonl` });
   let go: (line: string | null) => void = () => {};
   // The recomputation does the executor's work again: it may take a few times as long, not a wall budget.
   const activeLimit = { ms: s.config.wallMs };
@@ -165,8 +168,7 @@ export async function runExecutor(w: ExecutorWorld, s: TreeState, id: string): P
     go(null);
     await standby;
   };
-  const cmd = childCommand(w.sandbox, "execute", id, scope, `${auditDir}/execute.jsonl`);
-  const out = await runChild(cmd, { ...watch, label, metrics: `${scope}/metrics.jsonl` });
+  const out = await executing;
   const sign = s.config.direction === "maximize" ? 1 : -1;
   const result: ExecResult = {
     ...base,
