@@ -18,6 +18,7 @@ import { CsvError, type MetricName, METRICS } from "../tabular/mod.ts";
 import { LlmIdeator } from "../tree/llm_ideator.ts";
 import { summarize } from "../tree/report.ts";
 import { resumeTree, startTree, type TreeOutcome } from "../tree/run.ts";
+import { Z_GATE } from "../tree/step.ts";
 import type { TreeEvent, TreeState } from "../tree/types.ts";
 import { intFlag, parse } from "./args.ts";
 import { InputError, UsageError } from "./errors.ts";
@@ -40,7 +41,10 @@ sandboxed executor (a Deno child that can read only its dev rows and its scope a
 under bubblewrap the rest of the data is not even there), recompute its claimed dev score from its artifact,
 distil an insight (helped / hurt / neutral / failed, dev delta ± std over folds) and pass it up the tree, and
 send the best newcomer to the merge gate when it beats the incumbent on the same folds beyond noise: admitted
-only if its held-out score beats the incumbent's by ACCEPT_EPS (0.003). Failing code becomes a failed-informative node with its lesson. Everything is persisted
+only if its held-out score beats the incumbent's by ACCEPT_EPS (0.003) and by ${Z_GATE} standard errors of a
+paired bootstrap over the held-out rows (a gain within the held-out part's noise is not admitted). Each fold
+runs the hypothesis' code in a fresh worker, so nothing it remembers reaches the next fold; a child that goes
+silent is stopped and blamed. Failing code becomes a failed-informative node with its lesson. Everything is persisted
 in SQLite every step: after a crash, --resume continues with nothing lost.
 
 Options:
