@@ -1,14 +1,36 @@
 /**
- * Processes that outlive their node. A worker's process group is stopped as a whole, and under bubblewrap
- * its pid namespace dies with it; without bubblewrap a double-forked daemon escapes the group, so every
- * attempt carries a token in its environment and the processes still carrying it are found and killed.
+ * Processes that outlive their node, found by the attempt token every worker starts with. A worker's
+ * process group is stopped as a whole, and under bubblewrap its pid namespace dies with it; without
+ * bubblewrap a double-forked daemon escapes the group. Arrow adopts such daemons as their subreaper
+ * (reaper.ts); the token is the second net — it also finds a daemon that left before arrow could adopt it,
+ * or that an earlier (killed) arrow left behind — for every daemon that keeps its environment.
  *
  * @module
  */
 
-/** Pids of live processes whose initial environment holds `ARROW_TOKEN=<token>`. */
-export function processesWithToken(token: string): number[] {
-  const needle = new TextEncoder().encode(`ARROW_TOKEN=${token}\u0000`);
+const KEY = new TextEncoder().encode("ARROW_TOKEN=");
+
+/** The ARROW_TOKEN a process started with, or null (none, gone, or not ours to read). */
+export function tokenOf(pid: number): string | null {
+  let env: Uint8Array;
+  try {
+    env = Deno.readFileSync(`/proc/${pid}/environ`);
+  } catch {
+    return null;
+  }
+  for (let at = 0; at < env.length;) {
+    let end = env.indexOf(0, at);
+    if (end < 0) end = env.length;
+    if (end - at >= KEY.length && KEY.every((b, i) => env[at + i] === b)) {
+      return new TextDecoder().decode(env.subarray(at + KEY.length, end));
+    }
+    at = end + 1;
+  }
+  return null;
+}
+
+/** Pids of live processes (other than this one) whose initial environment holds one of `tokens`. */
+export function processesWithToken(tokens: ReadonlySet<string>): number[] {
   const out: number[] = [];
   let entries: Deno.DirEntry[];
   try {
@@ -18,33 +40,30 @@ export function processesWithToken(token: string): number[] {
   }
   for (const d of entries) {
     if (!/^\d+$/.test(d.name) || Number(d.name) === Deno.pid) continue;
-    try {
-      const env = Deno.readFileSync(`/proc/${d.name}/environ`);
-      if (indexOf(env, needle) >= 0) out.push(Number(d.name));
-    } catch {
-      // gone meanwhile, or not ours to read
-    }
+    const token = tokenOf(Number(d.name));
+    if (token !== null && tokens.has(token)) out.push(Number(d.name));
   }
   return out;
 }
 
-function indexOf(hay: Uint8Array, needle: Uint8Array): number {
-  outer: for (let i = 0; i + needle.length <= hay.length; i++) {
-    for (let j = 0; j < needle.length; j++) if (hay[i + j] !== needle[j]) continue outer;
-    return i;
-  }
-  return -1;
-}
-
-/** Kills every process still carrying `token`; returns their pids. */
-export function sweepOrphans(token: string): Promise<number[]> {
-  const pids = processesWithToken(token);
-  for (const pid of pids) {
-    try {
-      Deno.kill(pid, "SIGKILL");
-    } catch {
-      // already gone
+/**
+ * Kills every process still carrying one of `tokens`, looking again while new ones turn up (one may fork
+ * while it is being found), a few rounds at most; returns their pids.
+ */
+export function sweepOrphans(tokens: string | ReadonlySet<string>): Promise<number[]> {
+  const wanted = typeof tokens === "string" ? new Set([tokens]) : tokens;
+  const killed = new Set<number>();
+  for (let round = 0; round < 4 && wanted.size > 0; round++) {
+    const pids = processesWithToken(wanted).filter((p) => !killed.has(p));
+    if (pids.length === 0) break;
+    for (const pid of pids) {
+      try {
+        Deno.kill(pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+      killed.add(pid);
     }
   }
-  return Promise.resolve(pids);
+  return Promise.resolve([...killed]);
 }
