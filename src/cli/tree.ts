@@ -63,7 +63,8 @@ Options:
                            budget; greedy: always extend the incumbent
   --no-insights            Ideate without the branch's insights (the ablation)
   --heldout-budget <n>     Most held-out queries, the baseline's included (default cycles + 1)
-  --observe-every <s>      Executor observation pace in seconds; silent for 3 observations = hung (default 10)
+  --observe-every <s>      Observation pace of every child (executor, recomputation, gate) in seconds; a fold
+                           with no sign of life for 3 observations = hung (default 10)
   --budget-seconds <s>     Wall budget of one executor attempt (default 600)
   --runs-dir <dir>         Where run directories go (default ./runs)
   --resume <run>           Continue an interrupted run (a path, or a run id in the runs directory)

@@ -168,7 +168,24 @@ function similar(a: Idea, cols: string[], info: Map<string, ColumnInfo>): boolea
   return a.columns.some((c) => kinds.has(info.get(c)?.kind));
 }
 
-/** Scores of the candidates under what the branch learned; −Infinity means "do not propose". */
+/** What was measured off this branch: children of nodes that are not the parent or its ancestors. */
+function offBranch(s: TreeState, parent: TreeNode): { key: string; family: Family; outcome: string }[] {
+  const branch = new Set(pathOf(s, parent).map((n) => n.id));
+  return s.order.flatMap((id) => {
+    const n = s.nodes[id]!;
+    if (!n.insight || !n.hypothesis || n.parent === null || branch.has(n.parent)) return [];
+    return [{ key: n.hypothesis.key, family: n.insight.family, outcome: n.insight.outcome }];
+  });
+}
+
+/**
+ * Scores of the candidates under what the tree learned; −Infinity means "do not propose". The branch's own
+ * insights weigh most (a family that hurt twice here is dropped, one that helped is extended to similar
+ * columns). What other branches measured counts too, since a feature step's effect mostly carries over from
+ * one artifact to the next: a hypothesis that helped elsewhere is worth trying here, one that did not is
+ * worth less than one never measured (it would mostly repeat an experiment), and a family that keeps showing
+ * nothing anywhere gives way to families not yet tried.
+ */
 function withInsights(
   s: TreeState,
   parent: TreeNode,
@@ -176,6 +193,7 @@ function withInsights(
   onPath: Set<string>,
 ) {
   const learned = branchInsights(s.nodes, parent.id);
+  const elsewhere = offBranch(s, parent);
   const info = new Map(s.dataset.columns.map((c) => [c.name, c]));
   const count = (f: Family, o: string) =>
     learned.filter((l) => l.insight.family === f && l.insight.outcome === o).length;
@@ -188,6 +206,11 @@ function withInsights(
     const helped = learned.filter((l) => l.insight.family === i.family && l.insight.outcome === "helped");
     if (helped.length) score += 0.3 + (helped.some((l) => similar(i, l.insight.columns, info)) ? 0.2 : 0);
     if (count(i.family, "neutral") >= 2) score -= 0.3;
+    const there = elsewhere.filter((l) => l.key === i.key);
+    if (there.some((l) => l.outcome === "helped")) score += 0.3;
+    else if (there.length) score -= 0.3;
+    const nothing = elsewhere.filter((l) => l.family === i.family && l.outcome !== "helped").length;
+    score -= Math.min(0.3, 0.1 * nothing);
     return { ...i, score };
   });
 }

@@ -1,6 +1,7 @@
 import { deepEqual, equal, notEqual, ok as truthy } from "node:assert/strict";
 import { fakeStart, folds, ok, run } from "../../tests/tree_fake.ts";
 import { libraryIdeas } from "./library.ts";
+import { step } from "./step.ts";
 import type { Hypothesis, TreeEvent, TreeState } from "./types.ts";
 
 const baseline: TreeEvent[] = [
@@ -86,4 +87,40 @@ Deno.test("insights change ideation: a family that helped is extended to similar
   equal(next[0]!.family, "missing_indicator");
   const blind = triedTwice("missing_indicator", 0.03, false);
   notEqual(libraryIdeas(blind, "n1", 3, 1)[0]!.family, "missing_indicator");
+});
+
+Deno.test("insights change ideation: what another branch measured moves a hypothesis down (nothing) or up (helped)", () => {
+  // n1 and n2 under the root; n2's child n3 tries an idea n1 would rank high; then n1's ideas are ranked again.
+  const grow = (delta: number) => {
+    const start = fakeStart({ insights: true, cycles: 9 });
+    const s = run(start, baseline).state;
+    const space = libraryIdeas({ ...s, config: { ...s.config, insights: false } }, "n0", 500, 1);
+    const [a, b] = [space[0]!, space[1]!];
+    const s2 = run(start, [
+      ...baseline,
+      { e: "proposed", parent: "n0", hypotheses: [a, b], problems: [], tokens: 0 },
+      { e: "executed", results: [ok("n1", folds(0.8, 0.03)), ok("n2", folds(0.8, 0.03))] },
+    ]).state;
+    // The best idea under n1 of a family neither n1 nor n2 tried (so the branch's own insights say nothing).
+    const ranked = libraryIdeas(s2, "n1", 500, 1);
+    const idea = ranked.find((h) => h.family !== a.family && h.family !== b.family)!;
+    const gated = step(s2, { e: "gated", node: "n1", score: null, problem: "not asked", escapes: [] }).state;
+    const s3 = run(gated, [
+      { e: "proposed", parent: "n2", hypotheses: [idea], problems: [], tokens: 0 },
+      { e: "executed", results: [ok("n3", folds(0.83, delta))] },
+    ]).state;
+    equal(s3.nodes.n3?.parent, "n2");
+    const at = (list: Hypothesis[]) => list.findIndex((h) => h.key === idea.key);
+    return { before: at(ranked), after: at(libraryIdeas(s3, "n1", 500, 1)) };
+  };
+  const neutral = grow(0);
+  truthy(
+    neutral.after > neutral.before,
+    `showed nothing under n2: lower under n1 ${JSON.stringify(neutral)}`,
+  );
+  const helped = grow(0.03);
+  truthy(
+    helped.after >= 0 && helped.after <= helped.before,
+    `helped under n2: not lower ${JSON.stringify(helped)}`,
+  );
 });
