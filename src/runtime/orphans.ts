@@ -29,8 +29,8 @@ export function tokenOf(pid: number): string | null {
   return null;
 }
 
-/** Pids of live processes (other than this one) whose initial environment holds one of `tokens`. */
-export function processesWithToken(tokens: ReadonlySet<string>): number[] {
+/** Pids of live processes (other than this one) whose initial environment holds a token `wanted` accepts. */
+export function processesWithToken(wanted: (token: string) => boolean): number[] {
   const out: number[] = [];
   let entries: Deno.DirEntry[];
   try {
@@ -41,7 +41,7 @@ export function processesWithToken(tokens: ReadonlySet<string>): number[] {
   for (const d of entries) {
     if (!/^\d+$/.test(d.name) || Number(d.name) === Deno.pid) continue;
     const token = tokenOf(Number(d.name));
-    if (token !== null && tokens.has(token)) out.push(Number(d.name));
+    if (token !== null && wanted(token)) out.push(Number(d.name));
   }
   return out;
 }
@@ -51,9 +51,22 @@ export function processesWithToken(tokens: ReadonlySet<string>): number[] {
  * while it is being found), a few rounds at most; returns their pids.
  */
 export function sweepOrphans(tokens: string | ReadonlySet<string>): Promise<number[]> {
-  const wanted = typeof tokens === "string" ? new Set([tokens]) : tokens;
+  const set = typeof tokens === "string" ? new Set([tokens]) : tokens;
+  return Promise.resolve(set.size === 0 ? [] : killAll((t) => set.has(t)));
+}
+
+/**
+ * Kills every process carrying the token of any attempt of the run in `runDir` (launch.ts names them
+ * `<runDir>#<node>#<attempt>`): what an arrow killed with -9 left of that run, for its resume to clear.
+ */
+export function sweepRun(runDir: string): Promise<number[]> {
+  const prefix = `${runDir}#`;
+  return Promise.resolve(killAll((t) => t.startsWith(prefix)));
+}
+
+function killAll(wanted: (token: string) => boolean): number[] {
   const killed = new Set<number>();
-  for (let round = 0; round < 4 && wanted.size > 0; round++) {
+  for (let round = 0; round < 4; round++) {
     const pids = processesWithToken(wanted).filter((p) => !killed.has(p));
     if (pids.length === 0) break;
     for (const pid of pids) {
@@ -65,5 +78,5 @@ export function sweepOrphans(tokens: string | ReadonlySet<string>): Promise<numb
       killed.add(pid);
     }
   }
-  return Promise.resolve([...killed]);
+  return [...killed];
 }

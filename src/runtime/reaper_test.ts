@@ -51,7 +51,7 @@ out.adoption = reaper.adoption();
 const before = await sh("setsid sleep 30 </dev/null >/dev/null 2>&1 & echo $!", { stdout: "piped" }).output();
 const unrelated = Number(new TextDecoder().decode(before.stdout));
 await until(() => readStat(unrelated)?.ppid === Deno.pid);
-const worker = sh("(setsid env -i sh -c 'sleep 30' </dev/null >/dev/null 2>&1 & echo $!); read x", {
+const worker = sh("(setsid env -i sh -c 'exec sleep 30' </dev/null >/dev/null 2>&1 & echo $!); read x", {
   stdin: "piped", stdout: "piped", detached: true, env: { ARROW_TOKEN: "t1" },
 }).spawn();
 const w = reaper.hold(worker.pid, readStat(worker.pid).start, "t1", {});
@@ -94,7 +94,7 @@ Deno.test({
     const { out } = await inChild(
       PRELUDE + `
 reaper.enable();
-const daemon = (tag) => "(setsid sh -c 'sleep 30' " + tag + " </dev/null >/dev/null 2>&1 & echo $!)";
+const daemon = (tag) => "(setsid sh -c 'exec sleep 30' " + tag + " </dev/null >/dev/null 2>&1 & echo $!)";
 const start = (script) => sh(script, { stdin: "piped", stdout: "piped", detached: true }).spawn();
 const line = async (r) => Number(new TextDecoder().decode((await r.read()).value));
 const [mine, theirs] = [{}, {}];
