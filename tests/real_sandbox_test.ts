@@ -10,10 +10,11 @@ import type { Plan } from "../src/graph/types.ts";
 import { PYTHON, runReal } from "./helpers/real.ts";
 
 /**
- * C → A → B. B writes its own scope, its input A and the unrelated C — only the first is its lane — three
- * times, a few ticks apart. Without bubblewrap one write could land between a tick's guard check and its
- * scope record and be absorbed unseen (an engine race, see the issue-4 report); three rounds make the test
- * independent of it.
+ * A → B, and Aux beside them (ordered before B, so it has run when B does, even when programs run one at a
+ * time). B writes its own scope, its input A and the unrelated Aux — only the first is its lane — three times,
+ * a few ticks apart. Without bubblewrap one write could land between a tick's guard check and its scope record
+ * and be absorbed unseen (an engine race, see the issue-4 report); three rounds make the test independent of
+ * it.
  */
 const STRAY = [
   "import json, sys, time",
@@ -38,11 +39,11 @@ function plan(): Plan {
     nodes: [
       // A custom acceptance command: it runs under bubblewrap too and must see the scope.
       {
-        id: "C",
+        id: "Aux",
         kind: "fast",
         role: "other",
-        worker: done("C"),
-        acceptance: ["sh", "-c", "grep -q C out.txt"],
+        worker: done("Aux"),
+        acceptance: ["sh", "-c", "grep -q Aux out.txt"],
       },
       { id: "A", kind: "fast", role: "other", worker: done("A") },
       {
@@ -51,11 +52,11 @@ function plan(): Plan {
         role: "other",
         worker: {
           type: "command",
-          argv: [PYTHON, "-c", STRAY, "own.txt", "{nodes}/A/leak.txt", "{nodes}/C/leak.txt"],
+          argv: [PYTHON, "-c", STRAY, "own.txt", "{nodes}/A/leak.txt", "{nodes}/Aux/leak.txt"],
         },
       },
     ],
-    edges: [{ from: "C", to: "A", kind: "artifact" }, { from: "A", to: "B", kind: "artifact" }],
+    edges: [{ from: "A", to: "B", kind: "artifact" }],
   });
   const r = loadPlan(text, "stray.yaml");
   if (!r.plan) throw new Error(JSON.stringify(r.errors));
@@ -82,17 +83,17 @@ Deno.test({
       equal(ev.writer, "B");
       deepEqual(ev.attempts, [{
         op: "write",
-        path: "nodes/C/leak.txt",
+        path: "nodes/Aux/leak.txt",
         reverted: false,
         stopped_by: "bwrap-shadow",
       }]);
-      equal(exists(`${r.dir}/nodes/C/leak.txt`), false);
+      equal(exists(`${r.dir}/nodes/Aux/leak.txt`), false);
       equal(exists(`${r.dir}/nodes/A/leak.txt`), false);
       ok(
         Deno.readTextFileSync(`${r.dir}/logs/B.out`).includes("Read-only file system"),
         "the input is read-only",
       );
-      equal(exists(`${r.dir}/.arrow/shadow/B.1/C/leak.txt`), true);
+      equal(exists(`${r.dir}/.arrow/shadow/B.1/nodes/Aux/leak.txt`), true);
       equal(r.state.nodes.B!.status, "blocked");
     } finally {
       await Deno.remove(r.dir, { recursive: true });
@@ -105,7 +106,7 @@ Deno.test("without bubblewrap, the fingerprint guard sees the foreign writes and
   try {
     deepEqual([...new Set(r.triples.map((t) => t.join(" ")))].sort(), [
       "SCOPE_VIOLATION A blame_routing",
-      "SCOPE_VIOLATION C blame_routing",
+      "SCOPE_VIOLATION Aux blame_routing",
     ]);
     for (const i of r.incidents) {
       const ev = i.evidence as { writer: string; attempts: { path: string; reverted: boolean }[] };

@@ -146,7 +146,10 @@ function snapshot(dir: string): Map<string, string> {
     for (const d of Deno.readDirSync(p)) {
       const q = `${p}/${d.name}`;
       if (d.isDirectory) walk(q);
-      else {
+      else if (q.endsWith("/.arrow/lock")) {
+        // Taking and releasing the lock rewrites its holder record (pid, then empty): not the run's content.
+        out.set(q, Deno.readTextFileSync(q));
+      } else {
         const st = Deno.statSync(q);
         out.set(q, `${st.size}:${st.mtime?.getTime()}:${Deno.readTextFileSync(q).length}`);
       }

@@ -44,7 +44,7 @@ Deno.test("a broken fault script is refused with file:line:col for every problem
   equal(r.code, 1);
   deepEqual(r.stderr.trim().split("\n"), [
     `arrow: ${USER}/bad_faults.yaml is not a valid fault script:`,
-    `${USER}/bad_faults.yaml:2:11: faults[0].kind must be one of trainer_profile, manifest_override, out_of_scope_write, stall, crash, reopen, taint, false_claim, frozen_scope, flip_flop, superseding_answer, got "set_on_fire"`,
+    `${USER}/bad_faults.yaml:2:11: faults[0].kind must be one of trainer_profile, manifest_override, out_of_scope_write, stall, bait, crash, reopen, taint, false_claim, frozen_scope, flip_flop, superseding_answer, got "set_on_fire"`,
     `${USER}/bad_faults.yaml:6:5: unknown key "colour" in faults[1] (allowed: node, attempts)`,
   ]);
   const unknown = await arrow(["run", `${USER}/plan.yaml`, "--faults", `${USER}/unknown_node_faults.yaml`]);

@@ -33,7 +33,7 @@ if (id && params.get("view") === "tree") {
   const player = new PlayerModel(run);
   const view = new ViewModel(run, player);
   document.title = `${id} — Arrow`;
-  addEventListener("keydown", (e) => {
+  document.addEventListener("keydown", (e) => {
     const t = e.target as HTMLElement | null;
     if (t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "BUTTON")) return;
     if (e.key === " ") player.toggle();

@@ -9,6 +9,7 @@ import type { RunState } from "../model/state.ts";
 import { narrate } from "../record/narrate.ts";
 import { printable } from "./escape.ts";
 import { chainProblem } from "../record/blackbox.ts";
+import { verdictProblem } from "../record/verdict_check.ts";
 import { readHead } from "../record/chain.ts";
 import { parseReplay, states } from "../record/replay.ts";
 import { intFlag, parse } from "./args.ts";
@@ -54,7 +55,7 @@ export async function main(argv: string[]): Promise<number> {
   if (parsed.torn) {
     console.error(`arrow replay: dropped a torn last line (${parsed.torn} bytes) in replay.jsonl`);
   }
-  const tamper = chainProblem(parsed, readHead(runDir));
+  const tamper = chainProblem(parsed, readHead(runDir)) ?? verdictProblem(parsed.lines);
   if (tamper && values.check) {
     console.error(`arrow replay: ${runDir}/replay.jsonl was tampered with: it ${tamper}`);
     return 1;

@@ -44,7 +44,8 @@ Options:
   --real             Real path: real data, real OLS baseline, real GBDT trainer subprocess, and your own
                      programs (worker: {type: command}) under bubblewrap
   --unsandboxed      Let command workers run without bubblewrap where it is missing (they can then touch
-                     anything you can; the fingerprint guard still watches the scopes)
+                     anything you can). Each then runs alone, so every other scope is at rest and the
+                     fingerprint guard sees a foreign write there; this costs the run its parallelism
   --tick-ms <n>      Wall-clock pause between ticks (default 0, or ${REAL_TICK_MS} with --real, where it must
                      stay well above a training stage's time; mock results do not depend on it)
   --max-ticks <n>    Fuse whatever still runs after this many ticks (default 5000)

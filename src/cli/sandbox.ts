@@ -96,7 +96,8 @@ export async function sandboxSetup(
   if (needsBwrap && !bwrap && !quiet) {
     console.error(
       unsandboxed
-        ? "note: --unsandboxed: programs run without a sandbox layer; the fingerprint guard still watches every scope"
+        ? "note: --unsandboxed: programs run without a sandbox layer, one at a time; the fingerprint guard still " +
+          "watches every scope"
         : "note: bubblewrap (bwrap) is not available; built-in workers run without their sandbox layer",
     );
   }

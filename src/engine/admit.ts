@@ -25,12 +25,29 @@ export function ready(tx: Tx, id: string): boolean {
   return streamHistory(tx, id).length > 0 || sources.every((s) => TERMINAL.has(tx.state.nodes[s]!.status));
 }
 
+/**
+ * A user's program running without a sandbox layer (command and agent workers of an unconfined run): it could
+ * write into any scope, and a write into a running sibling's scope would pass for the sibling's own.
+ */
+export function unconfined(state: RunState, id: string): boolean {
+  if (!state.unconfined) return false;
+  const t = nodeOf(state.plan, id).worker?.type;
+  return t === "command" || t === "agent";
+}
+
 export function admit(tx: Tx): void {
   // FLOW may have stopped running nodes (a reopen, a taint): their slots are free for this admission.
   free(tx);
   for (const id of tx.state.plan.order) {
     if (!ready(tx, id)) continue;
     const node = nodeOf(tx.state.plan, id);
+    if (tx.state.unconfined) {
+      // An unconfined program runs alone: every scope but its own is then at rest, where the guard sees any
+      // foreign change. It waits for the running to end, and nothing later in plan order overtakes it.
+      const running = tx.state.plan.order.filter((n) => tx.state.nodes[n]!.status === "running");
+      if (running.some((n) => unconfined(tx.state, n))) return;
+      if (unconfined(tx.state, id) && running.length) return;
+    }
     const frozen = tx.state.frozen;
     if (frozen) {
       // Every deviating input is blamed on its own; the node waits for none of them.

@@ -71,9 +71,17 @@ export function claim(tx: Tx, node: PlanNode, done: DoneObs): void {
       return refuse(
         `claims ${score}, better than the best ${tx.state.plan.protocol.metric} Arrow observed in ` +
           `metrics.jsonl (${observed}) by more than ACCEPT_EPS`,
-        { observedBest: observed },
+        { observedBest: observed, ...(done.metricsUnread ? { unreadMetricsBytes: done.metricsUnread } : {}) },
       );
     }
+  } else if (
+    observed === null && score !== null && node.kind === "long" && node.acceptance[0] === "@manifest"
+  ) {
+    // Under @manifest nothing recomputes the score: a long node must have logged the trajectory it claims.
+    return refuse(
+      `claims ${score} but wrote no ${tx.state.plan.protocol.metric} line in metrics.jsonl; under @manifest a ` +
+        "long node's score must be backed by its own trajectory",
+    );
   }
   const old = frozen;
   const freeze = freezes && tuple ? tuple : null;

@@ -113,7 +113,9 @@ function observePace(node: PlanNode): string {
 
 function trackFast(tx: Tx, node: PlanNode, o: NodeObs): void {
   const ns = tx.state.nodes[node.id]!;
-  const t = trackScope(ns, o.fp, o.tokens);
+  // Tokens since the last observation: on the real path they arrive every tick, a scope is looked at less.
+  const burned = o.burned ?? o.tokens;
+  const t = trackScope(ns, o.fp, burned);
   tx.emit({ e: "note", node: node.id, set: { fp: t.fp, trail: t.trail, frozen: t.frozen } });
   const scope = `nodes/${node.scope}`;
   if (t.oscillation) {
@@ -125,7 +127,7 @@ function trackFast(tx: Tx, node: PlanNode, o: NodeObs): void {
       evidence: {
         frozen_ticks: t.frozen,
         fingerprint: t.fp,
-        tokens_burned: o.tokens,
+        tokens_burned: burned,
         tokens_total: tx.state.nodes[node.id]!.tokens,
         scope,
       },

@@ -14,6 +14,7 @@ import type { Observations } from "../model/observe.ts";
 import { nodeOf } from "../model/topology.ts";
 import type { Tx } from "../model/tx.ts";
 import * as sup from "../overwatch/supervisor.ts";
+import { ACCEPT_MAX_LAPS } from "../thresholds.ts";
 
 export function scopeChecks(tx: Tx, obs: Observations): void {
   const byWriter = new Map<NodeId, EscapeAttempt[]>();
@@ -39,6 +40,13 @@ export function scopeChecks(tx: Tx, obs: Observations): void {
     }
     tx.act({ a: "revert", node: g.owner, paths: g.changed.filter((p) => restorable.has(p)) });
     const irreparable = g.changed.filter((p) => !restorable.has(p));
+    const owner = tx.state.nodes[g.owner]!;
+    const lost = irreparable.filter((p) => loose.includes(p));
+    // Each irreparable change by an unnamed writer is counted: past ACCEPT_MAX_LAPS the victim is blocked
+    // rather than re-run, so a writer that overwrites it on every re-run cannot keep the run cycling.
+    const times = lost.length && owner.status === "verified" ? owner.tampered + 1 : 0;
+    if (times) tx.emit({ e: "note", node: g.owner, set: { tampered: times } });
+    const fused = times >= ACCEPT_MAX_LAPS;
     if (loose.length) {
       const attempts = loose.map((path) => ({
         path,
@@ -50,10 +58,11 @@ export function scopeChecks(tx: Tx, obs: Observations): void {
         unattributed: unconfined.length
           ? `${unconfined.join(", ")} ran without a sandbox layer (--unsandboxed), so no layer saw who wrote`
           : "no sandbox layer saw the write, and its owner was not running",
-        irreparable: irreparable.filter((p) => loose.includes(p)),
+        irreparable: lost,
+        ...(times ? { times } : {}),
       });
     }
-    if (irreparable.length && tx.state.nodes[g.owner]!.status === "verified") {
+    if (!fused && irreparable.length && tx.state.nodes[g.owner]!.status === "verified") {
       worldChanged(tx, g.owner, irreparable);
     }
   }

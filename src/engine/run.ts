@@ -76,7 +76,11 @@ export async function openRuntime(state: RunState, opts: EngineOptions): Promise
 }
 
 /** Starts a new run from its initial state and drives it to a verdict (or an abort). */
-export async function startRun(state: RunState, opts: EngineOptions): Promise<RunState> {
+export async function startRun(initial: RunState, opts: EngineOptions): Promise<RunState> {
+  // Recorded in the init line, so a replay or a resume admits exactly as this run did.
+  const state: RunState = initial.mode !== "mock" && opts.unsandboxed && !opts.bwrap
+    ? { ...initial, unconfined: true }
+    : initial;
   const slurm = await openRuntime(state, opts);
   const session = openSession(opts);
   session.world.slurm = slurm;

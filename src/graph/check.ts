@@ -275,9 +275,16 @@ function show(v: unknown): string {
 // deno-lint-ignore no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
-/** Where `s` holds a control character, as "U+001B at character 3", or null. */
-export function controlCharIn(s: string): string | null {
-  const m = CONTROL.exec(s);
+/** The same, less newline and tab: program text (`python3 -c "…"`) in an argv or environment value. */
+// deno-lint-ignore no-control-regex
+const CONTROL_BUT_TEXT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+/**
+ * Where `s` holds a control character, as "U+001B at character 3", or null. With `text`, newline and tab
+ * pass: an argv or environment value may carry a script (`python3 -c` with several lines), never a path.
+ */
+export function controlCharIn(s: string, text = false): string | null {
+  const m = (text ? CONTROL_BUT_TEXT : CONTROL).exec(s);
   if (!m) return null;
   return `U+${m[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")} at character ${m.index + 1}`;
 }

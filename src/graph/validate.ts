@@ -237,9 +237,9 @@ function checkControlCharacters(
   keyPos: (p: Path) => Pos,
   err: Report,
 ): void {
-  const check = (value: unknown, path: Path, what: string) => {
+  const check = (value: unknown, path: Path, what: string, text = false) => {
     if (typeof value !== "string") return;
-    const bad = controlCharIn(value);
+    const bad = controlCharIn(value, text);
     if (bad) err(pos(path), `${what} ${quote(value)} contains a control character (${bad})`);
   };
   nodes.forEach((n, i) => {
@@ -249,7 +249,7 @@ function checkControlCharacters(
     const w = n.worker;
     if (w?.type === "command") {
       // A worker whose argv failed the schema has none here.
-      w.argv?.forEach((a, k) => check(a, [...at, "worker", "argv", k], `argv of "${n.id}"`));
+      w.argv?.forEach((a, k) => check(a, [...at, "worker", "argv", k], `argv of "${n.id}"`, true));
       for (const [name, value] of Object.entries(w.env ?? {})) {
         if (!ENV_NAME.test(name)) {
           err(
@@ -257,7 +257,12 @@ function checkControlCharacters(
             `environment variable name ${quote(name)} of "${n.id}" must match ${ENV_NAME.source}`,
           );
         }
-        check(value, [...at, "worker", "env", name], `environment variable ${quote(name)} of "${n.id}"`);
+        check(
+          value,
+          [...at, "worker", "env", name],
+          `environment variable ${quote(name)} of "${n.id}"`,
+          true,
+        );
       }
     } else if (w?.type === "builtin") {
       check(w.name, [...at, "worker", "name"], `built-in worker name of "${n.id}"`);

@@ -63,6 +63,15 @@ Deno.test("loadPlan() refuses control characters in argv, acceptance, environmen
   match(errorsOf(plan('worker: {type: agent, prompt: p, model: "gpt\\0"}'))[0]!, /NUL character/);
 });
 
+Deno.test("loadPlan() lets an argv or environment value carry a script over several lines, never an id", () => {
+  const script =
+    'worker: {type: command, argv: [python3, -c, "import sys\\nfor a in sys.argv:\\n\\tprint(a)"], ';
+  const ok = loadPlan(plan(script + 'env: {CODE: "a\\nb"}}'), "p.yaml");
+  deepEqual(ok.errors.map(formatDiagnostic), []);
+  equal(ok.plan?.nodes.find((n) => n.id === "N1")?.worker?.type, "command");
+  match(errorsOf(plan('scope: "N\\n1"'))[0] ?? "", /contains a control character \(U\+000A/);
+});
+
 Deno.test("loadPlan() refuses a scope longer than a path can safely be", () => {
   const errs = errorsOf(plan(`scope: ${"a/".repeat(MAX_SCOPE_LENGTH)}`));
   match(

@@ -116,6 +116,9 @@ export interface FalseCompletionEvidence extends LapInfo {
   crash?: CrashInfo;
   /** The best value of the metric Arrow itself observed in metrics.jsonl, when the claim exceeded it. */
   observed_best?: number;
+  /** Bytes of metrics.jsonl Arrow did not read at the worker's exit (past its read cap): the observed best
+   * covers only what was read. */
+  unread_metrics_bytes?: number;
   reason?: "lap budget exhausted" | "retry did not improve by ACCEPT_EPS";
 }
 
@@ -149,6 +152,9 @@ export interface ScopeEvidence {
   unattributed?: string;
   /** Paths that could not be restored (their content was never kept): the victim re-runs. */
   irreparable?: string[];
+  /** How many times this scope was changed irreparably by an unnamed writer; at ACCEPT_MAX_LAPS the victim
+   * is blocked instead of re-run again (a re-run would only invite the next overwrite). */
+  times?: number;
 }
 
 /** What made a verified node's result stale. */

@@ -33,11 +33,18 @@ export interface DoneObs {
   /** Best value of the protocol metric in the scope's metrics.jsonl, for nodes whose metrics are not
    * tracked tick by tick (fast and reactive nodes); null when they wrote none. */
   observedBest?: number | null;
+  /** Bytes of a long node's metrics.jsonl left unread at its exit (past the drain's cap). */
+  metricsUnread?: number;
 }
 
 export interface NodeObs {
   /** Tokens burned this tick (since the last tick, whatever the pace of observation). */
   tokens: number;
+  /**
+   * On an observation: tokens burned since the node was last observed (real and live paths, where a node is
+   * observed every `observe_every` but its tokens arrive every tick). Absent: the same as `tokens`.
+   */
+  burned?: number;
   /** Scope content fingerprint now. */
   fp: string;
   /** True when this tick is an observation of the node: every tick on the mock path, every

@@ -124,6 +124,8 @@ export interface NodeState {
   trail: string[];
   /** Consecutive ticks the scope stayed frozen while tokens burned. */
   frozen: number;
+  /** Times the verified scope was changed irreparably by a writer no sandbox layer named. */
+  tampered: number;
   /** Long nodes: last step seen, best dev so far and the step it was reached at. */
   step: number;
   value: number | null;
@@ -193,6 +195,12 @@ export interface RunState {
   report: number;
   verdict: Verdict | null;
   quiesced: number | null;
+  /**
+   * Set when the user's programs (command and agent workers) run without any sandbox layer (--unsandboxed
+   * where bubblewrap is missing): such a program could write into any scope, so it runs alone (see ADMIT).
+   * Absent otherwise.
+   */
+  unconfined?: true;
 }
 
 export const EMPTY_FP = "empty";
@@ -209,6 +217,7 @@ export function initialNode(spawned: boolean): NodeState {
     fp: EMPTY_FP,
     trail: [],
     frozen: 0,
+    tampered: 0,
     step: 0,
     value: null,
     best: null,

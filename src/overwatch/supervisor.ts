@@ -24,7 +24,7 @@ import type { Incident, IncidentOf, Ladder, Manifest, Status, Tuple } from "../m
 import { EMPTY_FP, TERMINAL } from "../model/state.ts";
 import { downstream, lapBudget, nodeOf, parents } from "../model/topology.ts";
 import type { Tx } from "../model/tx.ts";
-import { ACCEPT_EPS, HUNG_MAX_RESTARTS, improves } from "../thresholds.ts";
+import { ACCEPT_EPS, ACCEPT_MAX_LAPS, HUNG_MAX_RESTARTS, improves } from "../thresholds.ts";
 import { bestCheckpoint } from "./detectors.ts";
 import { RUNG } from "./ladder.ts";
 import { judge } from "./verdict.ts";
@@ -138,6 +138,7 @@ export interface Claim {
   problem?: string;
   crash?: CrashInfo;
   observedBest?: number;
+  unreadMetricsBytes?: number;
 }
 
 const clip = (s: string, n = 2000) => (s.length > n ? s.slice(0, n) + `… (${s.length - n} more chars)` : s);
@@ -168,6 +169,7 @@ export function falseCompletion(tx: Tx, id: NodeId, claim: Claim): void {
     ...(claim.problem ? { problem: claim.problem } : {}),
     ...(claim.crash ? { crash: claim.crash } : {}),
     ...(claim.observedBest !== undefined ? { observed_best: claim.observedBest } : {}),
+    ...(claim.unreadMetricsBytes ? { unread_metrics_bytes: claim.unreadMetricsBytes } : {}),
     ...(exhausted
       ? { reason: lapNo >= laps ? "lap budget exhausted" : "retry did not improve by ACCEPT_EPS" }
       : {}),
@@ -207,19 +209,23 @@ export function scopeViolation(
   writer: NodeId | null,
   victim: NodeId | null,
   attempts: EscapeAttempt[],
-  opts: { unattributed?: string; irreparable?: string[] } = {},
+  opts: { unattributed?: string; irreparable?: string[]; times?: number } = {},
 ): void {
   const node = writer ?? victim!;
+  // A victim whose scope keeps being overwritten beyond repair is blocked, not re-run once more.
+  const fuseVictim = !writer && victim !== null && (opts.times ?? 0) >= ACCEPT_MAX_LAPS;
+  const blocked = writer ?? (fuseVictim ? victim : null);
   raise(tx, "SCOPE_VIOLATION", node, {
     writer: writer ?? "unattributed",
     scope: writer ? `nodes/${nodeOf(tx.state.plan, writer).scope}` : null,
     paths: attempts.map((e) => e.path),
     attempts,
-    blocked: writer ? [writer, ...liveDownstream(tx, writer)] : [],
+    blocked: blocked ? [blocked, ...liveDownstream(tx, blocked)] : [],
     ...(opts.unattributed ? { unattributed: opts.unattributed } : {}),
     ...(opts.irreparable?.length ? { irreparable: opts.irreparable } : {}),
-  });
-  if (writer) blockWithDownstream(tx, writer, "SCOPE_VIOLATION");
+    ...(opts.times ? { times: opts.times } : {}),
+  }, fuseVictim ? "fuse" : RUNG.SCOPE_VIOLATION);
+  if (blocked) blockWithDownstream(tx, blocked, "SCOPE_VIOLATION");
 }
 
 /** A long node's (step, best_dev) froze: restart once from the best checkpoint, then fuse. */

@@ -13,6 +13,7 @@ import { CHAIN_FILE, GENESIS, lineHash, readHead } from "./chain.ts";
 import { finalState, parseReplay } from "./replay.ts";
 import { renderReport } from "./report.ts";
 import { stateText } from "./state_text.ts";
+import { verdictProblem } from "./verdict_check.ts";
 
 /** state.json is rewritten at most this often while a run goes (replay.jsonl is the authority; the last
  * state is always written at the end), so a long run of a large plan does not rewrite it every tick. */
@@ -121,7 +122,7 @@ export class BlackBox {
     if (!parsed.lines.length) {
       throw new SyntaxError(`Cannot resume ${this.runDir}: replay.jsonl has no complete tick`);
     }
-    const tamper = chainProblem(parsed, readHead(this.runDir));
+    const tamper = chainProblem(parsed, readHead(this.runDir)) ?? verdictProblem(parsed.lines);
     if (tamper) throw new TamperedError(`Cannot resume ${this.runDir}: replay.jsonl ${tamper}`);
     const state = finalState(parsed.lines);
     const incidents = parsed.lines.flatMap((l) =>

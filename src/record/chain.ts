@@ -7,6 +7,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
+import { readRegular } from "../runtime/safe_read.ts";
 
 /** Hash of one line's text (without its newline): the first 32 hex digits of its sha256. */
 export function lineHash(text: string): string {
@@ -24,8 +25,11 @@ export interface ChainHead {
 export const CHAIN_FILE = ".arrow/chain";
 
 export function readHead(runDir: string): ChainHead | null {
+  // Read like any file a worker might have replaced: no link followed, no FIFO waited on, bounded.
+  const r = readRegular(`${runDir}/${CHAIN_FILE}`, 4096);
+  if (!r.ok) return null;
   try {
-    const v = JSON.parse(Deno.readTextFileSync(`${runDir}/${CHAIN_FILE}`));
+    const v = JSON.parse(new TextDecoder().decode(r.bytes));
     return Number.isSafeInteger(v.lines) && typeof v.head === "string" ? v : null;
   } catch {
     return null;

@@ -68,6 +68,31 @@ export class JsonlTail {
   }
 }
 
+/** Most metric points handed to the engine per tick: a flood of lines is thinned, never dropped whole. */
+export const MAX_POINTS = 1000;
+
+/**
+ * At most `max` of `points`, in order: always the first, the last and the best (by `direction`), the rest
+ * evenly spaced. Thinning keeps what the gates read (the best, where the trajectory ends) while a worker
+ * writing millions of lines cannot flood the black box.
+ */
+export function thinPoints<P extends { step: number; value: number }>(
+  points: P[],
+  max: number,
+  direction: "maximize" | "minimize",
+): P[] {
+  if (points.length <= max) return points;
+  let best = 0;
+  for (let i = 1; i < points.length; i++) {
+    const v = points[i]!.value;
+    if (direction === "maximize" ? v > points[best]!.value : v < points[best]!.value) best = i;
+  }
+  const keep = new Set([0, points.length - 1, best]);
+  const room = max - keep.size;
+  for (let k = 0; k < room; k++) keep.add(Math.round(((k + 1) * (points.length - 1)) / (room + 1)));
+  return [...keep].sort((a, b) => a - b).map((i) => points[i]!);
+}
+
 /** Metric points (step, value) from metrics lines; lines lacking either are skipped and counted. */
 export function metricPoints(
   rows: Record<string, unknown>[],

@@ -1,5 +1,5 @@
-import { deepEqual, equal } from "node:assert/strict";
-import { JsonlTail, metricPoints } from "./tail.ts";
+import { deepEqual, equal, ok } from "node:assert/strict";
+import { JsonlTail, MAX_POINTS, metricPoints, thinPoints } from "./tail.ts";
 
 Deno.test("JsonlTail hands back complete lines only, skips and counts malformed ones", async () => {
   const dir = await Deno.makeTempDir();
@@ -40,4 +40,18 @@ Deno.test("metricPoints() keeps lines with a numeric step and metric, counts the
   ], "dev");
   deepEqual(r.points, [{ step: 1, value: 0.5 }, { step: 5, value: 0.7 }]);
   equal(r.skipped, 3);
+});
+
+Deno.test("thinPoints() keeps the first, the last and the best of a flood, in order, at most max", () => {
+  const points = Array.from({ length: 10_000 }, (_, i) => ({ step: i + 1, value: i === 4321 ? 9 : i / 1e4 }));
+  const kept = thinPoints(points, MAX_POINTS, "maximize");
+  equal(kept.length, MAX_POINTS);
+  equal(kept[0]!.step, 1);
+  equal(kept.at(-1)!.step, 10_000);
+  ok(kept.some((p) => p.step === 4322 && p.value === 9), "the best survives");
+  ok(kept.every((p, i) => i === 0 || p.step > kept[i - 1]!.step), "in step order, no duplicates");
+  const low = thinPoints(points.map((p) => ({ ...p, value: -p.value })), 10, "minimize");
+  equal(low.length, 10);
+  ok(low.some((p) => p.value === -9), "minimize keeps the lowest");
+  equal(thinPoints(points.slice(0, 5), 10, "maximize").length, 5, "a short list is left whole");
 });

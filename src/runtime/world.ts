@@ -36,7 +36,18 @@ import { ProcJournal } from "./proc_journal.ts";
 import { listFiles, moveContentsAside, moveLaterCkpts } from "./scope_files.ts";
 import { GuardSchedule } from "./guard_schedule.ts";
 import { ScopeRecord } from "./scope_record.ts";
-import { JsonlTail, metricPoints } from "./tail.ts";
+import { JsonlTail, MAX_LINE, MAX_POINTS, metricPoints, thinPoints } from "./tail.ts";
+
+/** Most bytes of metrics.jsonl read at a long node's exit, beyond the slices read while it ran. */
+const EXIT_DRAIN = 256 << 20;
+
+function fileSize(path: string): number {
+  try {
+    return Deno.lstatSync(path).size;
+  } catch {
+    return 0;
+  }
+}
 
 interface Handle {
   attempt: number;
@@ -45,6 +56,10 @@ interface Handle {
   lock: Lockstep | null;
   accept: Acceptance;
   metrics: JsonlTail;
+  /** Bytes of metrics.jsonl still unread when the attempt exited (the drain's cap was reached). */
+  metricsUnread?: number;
+  /** Tokens burned since the node was last observed: what a frozen scope is weighed against. */
+  burned: number;
   audit: AuditReader | null;
   shadows: Shadow[];
   shadowSeen: Set<string>;
@@ -180,9 +195,11 @@ export class World {
       const node = nodeOf(state.plan, id);
       const o = obs.nodes[id]!;
       const h = this.handles.get(id);
-      this.#senseFiles(state, node, o);
+      this.#senseFiles(state, node, o, exits.has(id));
       if (h) {
-        o.tokens += h.usage.tokens();
+        const spent = h.usage.tokens();
+        o.tokens += spent;
+        h.burned += spent;
         o.fired.push(...firedFaults(h.faultLog, state.faults, id));
         if (h.cmd.sandbox === "none") obs.unconfined.push(id);
         if (real && (queued.has(id) || h.startedAt === null) && !exits.has(id)) {
@@ -192,6 +209,10 @@ export class World {
           o.elapsedMs = now - (h.startedAt ?? now);
           o.observed = now >= h.nextObserve || exits.has(id);
           if (o.observed) h.nextObserve = now + (node.observe_ms ?? DEFAULT_OBSERVE_MS);
+        }
+        if (real && o.observed) {
+          o.burned = h.burned;
+          h.burned = 0;
         }
       }
     }
@@ -226,6 +247,7 @@ export class World {
         manifest,
         ...(error ? { manifestError: error } : {}),
         ...(observedBest !== undefined ? { observedBest } : {}),
+        ...(h?.metricsUnread ? { metricsUnread: h.metricsUnread } : {}),
       };
     }));
     this.scans.clear();
@@ -273,13 +295,27 @@ export class World {
     return { code: first.signal ? null : first.code, signal: first.signal ?? null };
   }
 
-  #senseFiles(state: RunState, node: PlanNode, o: NodeObs): void {
+  #senseFiles(state: RunState, node: PlanNode, o: NodeObs, exited: boolean): void {
     const h = this.handles.get(node.id);
     const ns = state.nodes[node.id]!;
     if (node.kind === "long" && h) {
-      const { points, skipped } = metricPoints(h.metrics.read(), state.plan.protocol.metric);
-      this.malformed[node.id] = (this.malformed[node.id] ?? 0) + h.metrics.malformed + skipped;
-      h.metrics.malformed = 0;
+      // One slice a tick while it runs; at its exit, everything it wrote (up to EXIT_DRAIN), since the
+      // same tick judges its claim against the trajectory.
+      const { metric, direction } = state.plan.protocol;
+      const from = h.metrics.offset;
+      let points: { step: number; value: number }[] = [];
+      for (;;) {
+        const at = h.metrics.offset;
+        const read = metricPoints(h.metrics.read(), metric);
+        this.malformed[node.id] = (this.malformed[node.id] ?? 0) + h.metrics.malformed + read.skipped;
+        h.metrics.malformed = 0;
+        points = thinPoints(points.concat(read.points), MAX_POINTS, direction);
+        if (!exited || h.metrics.offset === at || h.metrics.offset - from >= EXIT_DRAIN) break;
+      }
+      if (exited) {
+        const left = fileSize(h.metrics.path) - h.metrics.offset;
+        if (left > MAX_LINE) h.metricsUnread = left;
+      }
       o.metrics = points;
       const known = new Set(ns.ckpts.map((c) => c.file));
       o.ckpts = newCheckpoints(this.scope(node), known, points.at(-1)?.step ?? ns.step);
@@ -446,6 +482,7 @@ export class World {
       shadows: cmd.shadows,
       shadowSeen: new Set(),
       usage,
+      burned: 0,
       faultLog,
       cmd,
       startedAt: proc.backend === "local" ? now : null,

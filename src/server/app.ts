@@ -11,13 +11,17 @@ import { type Context, Hono } from "hono";
 import type { ReplayLine } from "../model/events.ts";
 import { applyTick, initial } from "../model/reduce.ts";
 import type { RunState } from "../model/state.ts";
+import { chainProblem } from "../record/blackbox.ts";
+import { readHead } from "../record/chain.ts";
+import { parseReplay } from "../record/replay.ts";
+import { verdictProblem } from "../record/verdict_check.ts";
 import { parseBounded } from "../runtime/bounded_json.ts";
 import { type AccessPolicy, hostOf, presentedToken, sameToken, tokenCookie } from "./access.ts";
 import { ASSETS } from "./assets.gen.ts";
 import type { Feeds } from "./feeds.ts";
 import { metricsOf } from "./metrics.ts";
 import { type AliveCheck, heavy, listRuns, readObject, runDirOf, STATE_CAP, summarize } from "./runs.ts";
-import { plainLines, streamPlain, type Unreadable } from "./safe_read.ts";
+import { plainLines, readPlain, streamPlain, type Unreadable } from "./safe_read.ts";
 import { DEFAULT_STALL_MS, resumeAfter, sseResponse } from "./sse.ts";
 import { mountTreeRoutes } from "./tree_routes.ts";
 
@@ -32,6 +36,8 @@ export interface AppDeps extends AccessPolicy {
 
 /** Longest JSONL line the API parses (incidents, metrics); longer ones are skipped. */
 const LINE_CAP = 4 * 1024 * 1024;
+/** Largest replay.jsonl the integrity check reads whole. */
+const INTEGRITY_CAP = 64 * 1024 * 1024;
 
 /** The client may only talk to this server, and agent text can never become script. */
 const CSP = [
@@ -154,6 +160,26 @@ export function createApp(deps: AppDeps): Hono {
   app.get("/api/runs/:id/summary", async (c) => {
     const s = await summarize(deps.runsDir, c.req.param("id"), deps.alive);
     return s ? c.json(s) : noRun();
+  });
+
+  // The black box's integrity as resume and `arrow replay --check` judge it: the hash chain, and every
+  // verdict one the record implies. The dashboard shows a problem above the verdict.
+  app.get("/api/runs/:id/integrity", async (c) => {
+    const dir = dirOf(c);
+    if (!dir) return noRun();
+    const body = await heavy.run(async () => {
+      const r = await readPlain(dir, "replay.jsonl", INTEGRITY_CAP);
+      if (!r.ok) return { checked: false, problem: null, why: `replay.jsonl is ${r.why}` };
+      try {
+        const parsed = parseReplay(r.text);
+        const head = readHead(dir);
+        return { checked: true, problem: chainProblem(parsed, head) ?? verdictProblem(parsed.lines) };
+      } catch (e) {
+        return { checked: true, problem: `cannot be replayed: ${(e as Error).message.slice(0, 300)}` };
+      }
+    });
+    c.header("cache-control", "no-store");
+    return c.json(body);
   });
 
   app.get("/api/runs/:id/incidents", (c) => {

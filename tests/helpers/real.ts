@@ -59,6 +59,8 @@ export async function runReal(
     maxTicks: opts.maxTicks ?? 400,
     builtins: BUILTINS,
     bwrap: opts.bwrap ?? null,
+    // No bubblewrap handed over means the caller chose to run unconfined, as --unsandboxed says.
+    unsandboxed: !opts.bwrap,
   });
   const incidents = readIncidents(`${dir}/incidents.jsonl`);
   return { dir, state, incidents, triples: incidents.map(triple) };

@@ -24,6 +24,22 @@ import {
   SIGTERM,
 } from "./schedule.ts";
 
+/** Ticks at which more than one node was running, from the black box (each as "tick: a, b"). */
+function overlaps(dir: string): string[] {
+  const running = new Set<string>();
+  const out: string[] = [];
+  for (const line of text(`${dir}/replay.jsonl`).split("\n").filter(Boolean)) {
+    const l = JSON.parse(line) as { tick: number; events: { e: string; node?: string; to?: string }[] };
+    for (const e of l.events) {
+      if (e.e !== "status" || !e.node) continue;
+      if (e.to === "running") running.add(e.node);
+      else running.delete(e.node);
+    }
+    if (running.size > 1) out.push(`${l.tick}: ${[...running].sort().join(", ")}`);
+  }
+  return out;
+}
+
 const bwrapOnly = (name: string, fn: () => void | Promise<void>) => ({
   name: `bwrap: ${name}`,
   ignore: !BWRAP,
@@ -81,13 +97,18 @@ Deno.test("escapes: Arrow's checker and black box, siblings, the network, secret
     deepEqual((v!.evidence.attempts as { reverted: boolean }[]).map((a) => a.reverted), [true]);
     deepEqual([...Deno.readDirSync(`${o.dir}/nodes/early`)].map((e) => e.name), ["results.json"]);
   });
-  await t.step("unsandboxed: a write into a running sibling is reverted or reported", () => {
-    const o = run("unsandboxed");
-    match(log(o, "intruder"), /wrote into victim: "intruded\.txt"/);
-    const named = o.incidents.some((i) => JSON.stringify(i.evidence).includes("victim/intruded.txt"));
-    const kept = [...Deno.readDirSync(`${o.dir}/nodes/victim`)].some((e) => e.name === "intruded.txt");
-    ok(named || !kept, "victim/intruded.txt stays in the running sibling's scope and no incident names it");
-  });
+  await t.step(
+    "unsandboxed: no sibling runs beside a program, so a write into one is refused or reported",
+    () => {
+      const o = run("unsandboxed");
+      deepEqual(overlaps(o.dir), [], "two nodes ran at the same tick while a program ran unconfined");
+      const wrote = /wrote into victim: "intruded\.txt"/.test(log(o, "intruder"));
+      if (!wrote) match(log(o, "intruder"), /cannot write into victim/);
+      const named = o.incidents.some((i) => JSON.stringify(i.evidence).includes("victim/intruded.txt"));
+      const kept = [...Deno.readDirSync(`${o.dir}/nodes/victim`)].some((e) => e.name === "intruded.txt");
+      ok(named || !kept, "victim/intruded.txt stays in the sibling's scope and no incident names it");
+    },
+  );
   await t.step(bwrapOnly("no network: a connection to a local port is refused", () => {
     match(log(run("bwrap"), "network"), /network refused/);
     deepEqual(ESCAPE.get("bwrap")!.reached, []);

@@ -67,6 +67,12 @@ export function RunView(
           </a>
         )}
       </header>
+      {run.tampered.value && (
+        <p class="error tampered" role="alert">
+          This black box fails its integrity check: replay.jsonl{" "}
+          {run.tampered.value}. Nothing shown here can be trusted; see <code>arrow replay --check</code>.
+        </p>
+      )}
       {state && <p class="question">{state.plan.question}</p>}
       {!stage && narration}
       <section class="graph-panel" aria-label="Task graph">

@@ -32,6 +32,18 @@ export async function fetchReplay(id: string): Promise<ReplayLine[]> {
   return text.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as ReplayLine);
 }
 
+export interface Integrity {
+  checked: boolean;
+  /** What is wrong with the black box (an edited, dropped or forged line), or null when it holds. */
+  problem: string | null;
+  why?: string;
+}
+
+/** The server's check of a run's black box: its hash chain, and every verdict one the record implies. */
+export async function fetchIntegrity(id: string): Promise<Integrity> {
+  return await (await ok(await fetch(`${runPath(id)}/integrity`))).json() as Integrity;
+}
+
 /** The event stream of a run, resuming after `tick`; the browser resumes by itself after a drop. */
 export function eventsUrl(id: string, after: number): string {
   return `${runPath(id)}/events?after=${after}`;

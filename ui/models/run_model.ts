@@ -8,7 +8,7 @@
 import { action, createModel, effect, signal } from "@preact/signals";
 import type { ReplayLine } from "../../src/model/events.ts";
 import type { RunState } from "../../src/model/state.ts";
-import { eventsUrl, fetchReplay, fetchSummary, type RunSummary } from "../lib/api.ts";
+import { eventsUrl, fetchIntegrity, fetchReplay, fetchSummary, type RunSummary } from "../lib/api.ts";
 import { type Placed, Timeline } from "../lib/timeline.ts";
 
 export type Phase = "loading" | "live" | "stopped" | "finished" | "missing";
@@ -22,6 +22,14 @@ export const RunModel = createModel((id: string) => {
   const phase = signal<Phase>("loading");
   const error = signal<string | null>(null);
   const connected = signal(false);
+  /** What the server found wrong with the black box (checked once the run has ended), or null. */
+  const tampered = signal<string | null>(null);
+  let checked = false;
+  const checkIntegrity = () => {
+    if (checked) return;
+    checked = true;
+    void fetchIntegrity(id).then((r) => tampered.value = r.problem).catch(() => {});
+  };
   let source: EventSource | null = null;
 
   const stopFollowing = () => {
@@ -37,6 +45,7 @@ export const RunModel = createModel((id: string) => {
     if (batch.some(isFinal)) {
       phase.value = "finished";
       stopFollowing();
+      checkIntegrity();
     }
   });
 
@@ -59,6 +68,7 @@ export const RunModel = createModel((id: string) => {
       ingest(replay);
       if (phase.peek() !== "finished") {
         phase.value = sum.phase === "stopped" ? "stopped" : "live";
+        if (sum.phase === "stopped") checkIntegrity();
         follow();
       }
     } catch (e) {
@@ -76,6 +86,7 @@ export const RunModel = createModel((id: string) => {
     phase,
     error,
     connected,
+    tampered,
     load,
     stateAt: (i: number): RunState => timeline.stateAt(i),
     incidentsUpTo: (i: number): Placed[] => timeline.incidentsUpTo(i),
