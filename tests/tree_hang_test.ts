@@ -24,11 +24,11 @@ const HANGS = Deno.readTextFileSync(new URL("./fixtures/tree/modules/hangs.ts", 
 const OBSERVE_MS = 300;
 const WALL_MS = 120_000;
 
-/** Reads its line, logs one progress line, then never logs again (it sleeps, as a hung fit would spin). */
+/** Logs one progress line, reads its line, then never logs again (it sleeps, as a hung fit would spin). */
 const SILENT_AFTER_ONE = `
+Deno.writeTextFileSync(Deno.env.get("ARROW_PROGRESS"), JSON.stringify({ step: 0, phase: "loaded" }) + "\\n");
 const buf = new Uint8Array(64);
 await Deno.stdin.read(buf);
-Deno.writeTextFileSync(Deno.env.get("ARROW_PROGRESS"), JSON.stringify({ step: 0, phase: "loaded" }) + "\\n");
 await new Promise(() => setInterval(() => {}, 1000));
 `;
 
@@ -37,6 +37,7 @@ Deno.test("runChild() calls a silent standby hung only after it was told to go, 
   try {
     Deno.mkdirSync(`${dir}/.arrow`);
     const progress = `${dir}/progress.jsonl`;
+    Deno.writeTextFileSync(progress, "");
     const cmd: ChildCommand = {
       cmd: Deno.execPath(),
       args: ["eval", "--quiet", SILENT_AFTER_ONE],
@@ -60,7 +61,13 @@ Deno.test("runChild() calls a silent standby hung only after it was told to go, 
       progress: true,
       logDir: `${dir}/logs`,
     });
-    // Waiting longer than the hang window is not a hang for a standby.
+    // Once it has started (its line is there), waiting longer than the hang window is not a hang for a
+    // standby: the wait is what is tested here, not a stand-in for synchronisation.
+    const deadline = performance.now() + 60_000;
+    while (!Deno.readTextFileSync(progress).includes("loaded")) {
+      if (performance.now() > deadline) throw new Error("the child never started");
+      await new Promise((r) => setTimeout(r, 20));
+    }
     await new Promise((r) => setTimeout(r, 3 * K_FREEZE * observeMs));
     const toldAt = performance.now();
     go("nonce");
@@ -70,7 +77,7 @@ Deno.test("runChild() calls a silent standby hung only after it was told to go, 
     ok(out.overBudget === null);
     ok(out.exit === null || out.exit !== 0, "it was stopped");
     ok(performance.now() - toldAt >= K_FREEZE * observeMs, "not before the window after its line");
-    ok(toldAt - started >= 3 * K_FREEZE * observeMs);
+    ok(toldAt - started >= 3 * K_FREEZE * observeMs, "it waited past the window before its line");
   } finally {
     Deno.removeSync(dir, { recursive: true });
   }

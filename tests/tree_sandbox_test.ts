@@ -67,7 +67,9 @@ async function sandboxRun(box: string | null) {
       llm: fixtures(NAMES, { __CSV__: CSV, __OUTSIDE__: outside, __SIBLING__: sibling }),
       search: "tree",
       insights: true,
-      observeMs: 1000,
+      // A hang window (K_FREEZE observations) well above a fold's time on a loaded machine, where six
+      // executors and their standbys share two cores.
+      observeMs: 4000,
       wallMs: 60_000,
       bwrap: box,
     });

@@ -105,6 +105,8 @@ export async function runChild(cmd: ChildCommand, o: WatchOptions): Promise<Chil
   });
   o.journal.log("start", o.label, p);
   let active = t0;
+  // The hang clock: the last sign of life (a standby's starts when it is told to go).
+  let lastNews = t0;
   let wake = () => {};
   let cancelled = false;
   if (o.stdin !== undefined) {
@@ -114,7 +116,7 @@ export async function runChild(cmd: ChildCommand, o: WatchOptions): Promise<Chil
         cancelled = true;
         wake();
       } else {
-        active = performance.now();
+        active = lastNews = performance.now();
         await w.write(new TextEncoder().encode(line + "\n")).catch(() => {});
       }
       await w.close().catch(() => {});
@@ -125,7 +127,6 @@ export async function runChild(cmd: ChildCommand, o: WatchOptions): Promise<Chil
   const watched = o.metrics ?? (o.progress && cmd.progress ? cmd.progress : null);
   const metrics = watched ? new JsonlTail(watched) : null;
   const lines: Record<string, unknown>[] = [];
-  let lastNews = t0;
   let hung: ChildOutcome["hung"] = null;
   let overBudget: ChildOutcome["overBudget"] = null;
   const pace = Math.max(20, Math.min(o.observeMs, 200));
