@@ -264,10 +264,7 @@ export class World {
         obs.nodes[n.id]!.fp = print.fp;
         continue;
       }
-      const before = this.scopes.scopes[n.id] ?? {};
-      const changed = [...new Set([...Object.keys(before), ...print.files.keys()])]
-        .filter((k) => before[k]?.v !== print.files.get(k)).sort()
-        .map((k) => `nodes/${n.scope}/${k}`);
+      const changed = this.scopes.changed(n, print);
       if (changed.length) {
         obs.guard.push({
           owner: n.id,
