@@ -111,8 +111,10 @@ export function sweep(closing: object | null = null, deadlineMs = 2000): Promise
 }
 
 async function sweepNow(closing: object | null, deadlineMs: number): Promise<number[]> {
+  // Nothing adopted, nothing to sweep: libc is not even opened (a run of Deno-confined workers never loads it).
+  if (!everAdopted) return [];
   const lc = libc();
-  if (!everAdopted || typeof lc === "string") return [];
+  if (typeof lc === "string") return [];
   const killed: number[] = [];
   const until = performance.now() + deadlineMs;
   for (let pass = 0; pass < 16; pass++) {
@@ -143,8 +145,9 @@ let nextReap = 0;
  * attempt, so that a worker forking short-lived background processes cannot fill the pid table.
  */
 export function reapZombies(): void {
+  if (!everAdopted) return;
   const lc = libc();
-  if (!everAdopted || typeof lc === "string" || performance.now() < nextReap) return;
+  if (typeof lc === "string" || performance.now() < nextReap) return;
   nextReap = performance.now() + 100;
   const mine = readStat(Deno.pid);
   for (const pid of adopted()) {
