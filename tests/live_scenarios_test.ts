@@ -125,12 +125,20 @@ Deno.test("an agent claiming more than its own metrics show is refused as FALSE_
 
 Deno.test("kill -9 of arrow during a live run, then resume: calls made are not repeated", async () => {
   const slow: Rule[] = [
-    { when: { system: "node N4", turn: 0 }, reply: ["```bash", "sleep 1; echo step one", "```"] },
-    { when: { system: "node N4", last: "step one" }, reply: ["```bash", "sleep 1; echo step two", "```"] },
+    // Each step leaves work in the scope, as a working agent does: a frozen scope while tokens burn is a
+    // spinning agent (BUDGET_TRIP), and this test is about the resume, not about that.
+    {
+      when: { system: "node N4", turn: 0 },
+      reply: ["```bash", "sleep 1; echo step one | tee -a work.txt", "```"],
+    },
+    {
+      when: { system: "node N4", last: "step one" },
+      reply: ["```bash", "sleep 1; echo step two | tee -a work.txt", "```"],
+    },
     // After a resume the agent hears that the command in flight at the kill was not run; it asks again.
     {
       when: { system: "node N4", last: "was not run again" },
-      reply: ["```bash", "sleep 1; echo step two", "```"],
+      reply: ["```bash", "sleep 1; echo step two | tee -a work.txt", "```"],
     },
     { when: { system: "node N4", last: "step two" }, reply: manifest(0.79, "manifest written") },
     { when: { system: "node N4", last: "manifest written" }, reply: "DONE" },
