@@ -12,7 +12,6 @@ import type { RunState } from "../model/state.ts";
 import type { Recovery } from "../record/blackbox.ts";
 import { slurmNodes } from "../runtime/backend.ts";
 import { type Reattached, reattachJobs } from "../runtime/backend_reattach.ts";
-import { sweepRun } from "../runtime/orphans.ts";
 import { soonReady } from "./admit.ts";
 import { drive, type EngineOptions, openRuntime, openSession } from "./run.ts";
 
@@ -57,11 +56,7 @@ export async function resumeRun(
   // Connected first: a cluster that does not answer stops the resume before anything changed.
   const slurm = await openRuntime(state, opts);
   session.world.slurm = slurm;
-  // The journal's process groups, then anything else still carrying one of this run's attempt tokens (a
-  // daemon that left its group before arrow was killed).
-  const groups = await session.world.procs.stopLeftovers();
-  const strays = await sweepRun(opts.runDir);
-  report.stopped = [...new Set([...groups, ...strays])];
+  report.stopped = await session.world.procs.stopLeftovers();
   session.world.scopes.truncate(state.tick);
   let jobs: Reattached | null = null;
   if (slurm) {
