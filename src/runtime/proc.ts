@@ -119,9 +119,9 @@ export async function stopRecorded(pid: number, startTime: string | null, graceM
   if (!isAlive(pid, startTime)) {
     // The leader is gone; its group may live on, unless the pid names another process now (a pid is never
     // reused while a group of that id exists, so that group is gone too).
+    // A group that still had members (a detached trainer under a dead bwrap leader) was stopped: say so.
     const st = readStat(pid);
-    if (!st || st.state === "Z" || !startTime || st.start === startTime) signalGroup(pid, "SIGKILL");
-    return false;
+    return (!st || st.state === "Z" || !startTime || st.start === startTime) && signalGroup(pid, "SIGKILL");
   }
   signalGroup(pid, "SIGTERM");
   const deadline = Date.now() + graceMs;

@@ -20,7 +20,7 @@ export class ProcJournal {
     appendDurable(this.path, JSON.stringify({ op, node, pid: p.pid, start: p.startTime }) + "\n", false);
   }
 
-  /** Stops every recorded group that was started and never stopped; returns the pids still alive then. */
+  /** Stops every recorded group that was started and never stopped; returns those that still had members. */
   async stopLeftovers(): Promise<number[]> {
     let text = "";
     try {
