@@ -114,7 +114,7 @@ Deno.test("an agent claiming more than its own metrics show is refused as FALSE_
   try {
     const fc = incidents.filter((i) => i.type === "FALSE_COMPLETION");
     ok(fc.length >= 1, JSON.stringify(incidents));
-    equal(fc[0].evidence.observed_best, 0.62);
+    equal(fc[0].evidence.observed_best, 0.62, JSON.stringify(incidents));
     equal(fc[0].evidence.claimed_score, 0.99);
     equal(fc.at(-1).ladder, "fuse", "the same claim again did not improve");
     equal(out.verdict, "RESULT WITHHELD");
