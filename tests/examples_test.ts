@@ -362,21 +362,19 @@ Deno.test("python_trainer: a Python trainer of one's own under overwatch", async
         for (const [name, want] of [["escape_tmp", [ESCAPES[0]!]], ["escape_home", ESCAPES]] as const) {
           const r = o[name]!;
           const log = readOr(`${r.dir}/logs/poly_ridge.err`) + readOr(`${r.dir}/logs/poly_ridge.out`);
-          if (
-            name === "escape_tmp" && /Read-only file system.*arrow_escape|arrow_escape.*Read-only/.test(log)
-          ) {
-            // /tmp held more than MAX_SHADOWED_ENTRIES entries when the worker started (the other suites'
-            // temporary files): the sandbox then leaves it read-only, as WORKERS.md says — refused, not
-            // shadowed. Nothing may land on the host either way.
-            console.log(
-              `  ${name}: /tmp was too busy to shadow; the write was refused (read-only), not reported`,
-            );
-            continue;
+          // /tmp held more than MAX_SHADOWED_ENTRIES entries when the worker started (the other suites'
+          // temporary files): the sandbox then leaves it read-only, as WORKERS.md says — the /tmp write is
+          // refused, not shadowed, and only the other paths are reported. Nothing may land on the host either way.
+          const tmpRefused = /could not write \/tmp\/arrow_escape\S*: Read-only file system/.test(log);
+          const named = tmpRefused ? want.filter((p) => !p.startsWith("/tmp/")) : [...want];
+          if (tmpRefused) {
+            console.log(`  ${name}: /tmp was too busy to shadow; its write was refused, not reported`);
           }
+          if (!named.length) continue;
           const i = r.incidents.find((x) => x.type === "SCOPE_VIOLATION");
           ok(i, `${name}: ${why(r)}`);
           equal(i.node, "poly_ridge");
-          for (const p of want) ok(paths(i).includes(p), `${name} names ${p}: ${paths(i)}`);
+          for (const p of named) ok(paths(i).includes(p), `${name} names ${p}: ${paths(i)}`);
           equal(r.verdict, "RESULT WITHHELD");
         }
         for (const p of ESCAPES) ok(!exists(p), `${p} must not exist on the host`);
