@@ -110,3 +110,9 @@ if (cluster.reason) console.log(`Slurm tests ignored: ${cluster.reason}`);
 
 /** Environment for jobs in the tests: enough to find sh, sleep and python3. */
 export const JOB_ENV = { PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C.UTF-8" };
+
+/**
+ * Time a test's Slurm client waits for one command. The product's default (5 s) is what a tick can afford;
+ * tests run beside a busy suite on two cores, where slurmctld answers late but does answer.
+ */
+export const LOADED_MS = 30_000;

@@ -14,7 +14,7 @@ import {
   type SubmitSpec,
 } from "../src/runtime/slurm/mod.ts";
 import type { JobView } from "../src/runtime/slurm/types.ts";
-import { cluster, JOB_ENV } from "./slurm_helper.ts";
+import { cluster, JOB_ENV, LOADED_MS } from "./slurm_helper.ts";
 
 const ignore = cluster.conf === null;
 const ended = (v: JobView) => v.state !== "PENDING" && v.state !== "RUNNING";
@@ -29,7 +29,7 @@ function spec(dir: string, name: string, argv: string[]): SubmitSpec {
 /** Runs `fn` with a client and a scratch directory; every job the test submitted is cancelled afterwards. */
 async function withClient(fn: (c: SlurmClient, dir: string) => Promise<void>): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "arrow-slurm-test-" });
-  const c = await SlurmClient.connect({ conf: cluster.conf, pollMs: 100 });
+  const c = await SlurmClient.connect({ conf: cluster.conf, pollMs: 100, callTimeoutMs: LOADED_MS });
   const ids: string[] = [];
   const submit = c.submit.bind(c);
   c.submit = async (s) => {
@@ -141,7 +141,7 @@ Deno.test({
       await first.waitFor(done, ended, WAIT);
       await first.close();
 
-      const second = await SlurmClient.connect({ conf: cluster.conf, pollMs: 100 });
+      const second = await SlurmClient.connect({ conf: cluster.conf, pollMs: 100, callTimeoutMs: LOADED_MS });
       try {
         const views = await second.adopt([running, done, "999999"]);
         deepEqual([...views.values()].map((v) => v.state), ["RUNNING", "COMPLETED", "UNKNOWN"]);

@@ -7,7 +7,7 @@ import { deepEqual, equal } from "node:assert/strict";
 import { runPrefix, slurmSpec } from "../src/runtime/slurm/backend.ts";
 import { JobJournal, reattach } from "../src/runtime/slurm/journal.ts";
 import { SlurmClient } from "../src/runtime/slurm/mod.ts";
-import { cluster, JOB_ENV } from "./slurm_helper.ts";
+import { cluster, JOB_ENV, LOADED_MS } from "./slurm_helper.ts";
 
 const WAIT = 30_000;
 
@@ -19,8 +19,8 @@ Deno.test({
     const runId = runDir.split("/").at(-1)!;
     Deno.mkdirSync(`${runDir}/logs`);
     const submitted: string[] = [];
-    const first = await SlurmClient.connect({ conf: cluster.conf, pollMs: 100 });
-    const second = await SlurmClient.connect({ conf: cluster.conf, pollMs: 100 });
+    const first = await SlurmClient.connect({ conf: cluster.conf, pollMs: 100, callTimeoutMs: LOADED_MS });
+    const second = await SlurmClient.connect({ conf: cluster.conf, pollMs: 100, callTimeoutMs: LOADED_MS });
     try {
       const journal = new JobJournal(runDir);
       // Bounded waits: a job of a failed test ends by itself.

@@ -7,14 +7,14 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { execBounded } from "../src/runtime/slurm/exec.ts";
 import { jobName, SlurmClient } from "../src/runtime/slurm/mod.ts";
-import { cluster, JOB_ENV } from "./slurm_helper.ts";
+import { cluster, JOB_ENV, LOADED_MS } from "./slurm_helper.ts";
 
 Deno.test({
   name: "SlurmClient.state() reports a job past its time limit as TIMEOUT, ended by a signal",
   ignore: cluster.conf === null,
   fn: async () => {
     const dir = await Deno.makeTempDir({ prefix: "arrow-slurm-test-" });
-    const c = await SlurmClient.connect({ conf: cluster.conf, pollMs: 200 });
+    const c = await SlurmClient.connect({ conf: cluster.conf, pollMs: 200, callTimeoutMs: LOADED_MS });
     try {
       const id = await c.submit({
         name: jobName("t", "timeout", 1),

@@ -19,6 +19,7 @@ import { type JobEnd, type JobNote, placeOf, type Proc } from "./backend.ts";
 import { LocalBackend, type LocalProc } from "./backend_local.ts";
 import { type Attached, metricsResumeOffset } from "./backend_reattach.ts";
 import type { SlurmBackend } from "./backend_slurm.ts";
+import { CpuWait } from "./cpu_wait.ts";
 import { Fingerprinter, type ScopePrint } from "./fingerprint.ts";
 import {
   type BuiltinWorker,
@@ -70,6 +71,8 @@ interface Handle {
    * is next observed (real path). */
   startedAt: number | null;
   nextObserve: number;
+  /** Run-queue wait of a local process tree: each window's wait postpones the next observation. */
+  cpu: CpuWait | null;
 }
 
 export interface WorldOptions {
@@ -207,6 +210,8 @@ export class World {
           o.observed = false;
         } else if (real) {
           o.elapsedMs = now - (h.startedAt ?? now);
+          // Time spent waiting for a CPU is not silence: the observation waits as long as the node did.
+          if (h.cpu && !exits.has(id)) h.nextObserve += h.cpu.waited(now);
           o.observed = now >= h.nextObserve || exits.has(id);
           if (o.observed) h.nextObserve = now + (node.observe_ms ?? DEFAULT_OBSERVE_MS);
         }
@@ -469,6 +474,8 @@ export class World {
     const now = Date.now();
     const pace = node.observe_ms ?? DEFAULT_OBSERVE_MS;
     this.#noteJob(id, proc);
+    const cpu = proc.spawned ? new CpuWait(proc.spawned.pid) : null;
+    cpu?.waited(now);
     this.handles.set(id, {
       attempt,
       proc,
@@ -484,6 +491,7 @@ export class World {
       cmd,
       startedAt: proc.backend === "local" ? now : null,
       nextObserve: now + pace,
+      cpu,
     });
   }
 

@@ -8,6 +8,7 @@
  * @module
  */
 import { inside, resolvePath } from "../runtime/audit.ts";
+import { CpuWait } from "../runtime/cpu_wait.ts";
 import { spawn, type Spawned, stopGroup } from "../runtime/proc.ts";
 import type { ProcJournal } from "../runtime/proc_journal.ts";
 import { readRegular } from "../runtime/safe_read.ts";
@@ -107,6 +108,9 @@ export async function runChild(cmd: ChildCommand, o: WatchOptions): Promise<Chil
   let active = t0;
   // The hang clock: the last sign of life (a standby's starts when it is told to go).
   let lastNews = t0;
+  // Time the executor waited for a CPU postpones its hang clock (runtime/cpu_wait.ts).
+  const cpu = new CpuWait(p.pid);
+  cpu.waited(t0);
   let wake = () => {};
   let cancelled = false;
   if (o.stdin !== undefined) {
@@ -137,6 +141,7 @@ export async function runChild(cmd: ChildCommand, o: WatchOptions): Promise<Chil
     clearTimeout(timer);
     if (p.exited) break;
     const now = performance.now();
+    lastNews += cpu.waited(now);
     // A standby waiting for its line is not silent: its hang clock starts when it is told to go.
     if (standby && active === t0) lastNews = now;
     if (metrics) {

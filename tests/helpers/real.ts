@@ -50,9 +50,9 @@ export async function runReal(
   name: string,
   plan: Plan,
   faults: Fault[],
-  opts: { bwrap?: string | null; tickMs?: number; maxTicks?: number } = {},
+  opts: { bwrap?: string | null; tickMs?: number; maxTicks?: number; dir?: string } = {},
 ): Promise<RealRun> {
-  const dir = await Deno.makeTempDir({ prefix: `arrow-real-${name}-` });
+  const dir = opts.dir ?? await Deno.makeTempDir({ prefix: `arrow-real-${name}-` });
   const state = await startRun(prepare(plan, faults, name, "real"), {
     runDir: dir,
     tickMs: opts.tickMs ?? REAL_TICK_MS,
