@@ -1,6 +1,6 @@
 /**
  * The world a run touches: worker processes, scope files, checkpoints, metrics, sandbox logs and side
- * channels. SENSE reads it into observations; the step's actions are carried out here; the scope record kept
+ * channels. SENSE (runtime/sense.ts) reads it into observations; the step's actions are carried out here; the scope record kept
  * each tick is what reverts foreign writes and what a resumed run restores.
  *
  * @module
@@ -11,69 +11,25 @@ import type { Event } from "../model/events.ts";
 import { canonical } from "../model/json.ts";
 import type { RunState } from "../model/state.ts";
 import { nodeOf } from "../model/topology.ts";
-import { emptyNodeObs, emptyObservations, type NodeObs, type Observations } from "../model/observe.ts";
+import type { Observations } from "../model/observe.ts";
 import { DEFAULT_OBSERVE_MS } from "../model/defaults.ts";
 import { Acceptance } from "./accept.ts";
 import { AuditReader, inside } from "./audit.ts";
-import { type JobEnd, type JobNote, placeOf, type Proc } from "./backend.ts";
+import { type JobNote, placeOf, type Proc } from "./backend.ts";
 import { LocalBackend, type LocalProc } from "./backend_local.ts";
 import { type Attached, metricsResumeOffset } from "./backend_reattach.ts";
 import type { SlurmBackend } from "./backend_slurm.ts";
 import { CpuWait } from "./cpu_wait.ts";
 import { Fingerprinter, type ScopePrint } from "./fingerprint.ts";
-import {
-  type BuiltinWorker,
-  type Command,
-  scopeDir,
-  type Shadow,
-  standbyKey,
-  workerCommand,
-} from "./launch.ts";
+import { type BuiltinWorker, type Command, scopeDir, standbyKey, workerCommand } from "./launch.ts";
 import { Lockstep } from "./lockstep.ts";
-import { readManifest } from "./manifest.ts";
-import { bestMetric, firedFaults, newCheckpoints, RequestTail, tailLines, UsageTail } from "./node_files.ts";
-import { stopGroup } from "./proc.ts";
+import { UsageTail } from "./node_files.ts";
 import { ProcJournal } from "./proc_journal.ts";
-import { listFiles, moveContentsAside, moveLaterCkpts } from "./scope_files.ts";
+import { moveContentsAside, moveLaterCkpts } from "./scope_files.ts";
 import { GuardSchedule } from "./guard_schedule.ts";
 import { ScopeRecord } from "./scope_record.ts";
-import { JsonlTail, MAX_LINE, MAX_POINTS, metricPoints, thinPoints } from "./tail.ts";
-
-/** Most bytes of metrics.jsonl read at a long node's exit, beyond the slices read while it ran. */
-const EXIT_DRAIN = 256 << 20;
-
-function fileSize(path: string): number {
-  try {
-    return Deno.lstatSync(path).size;
-  } catch {
-    return 0;
-  }
-}
-
-interface Handle {
-  attempt: number;
-  /** The attempt's process, local or a Slurm job (backend.ts). */
-  proc: Proc;
-  lock: Lockstep | null;
-  accept: Acceptance;
-  metrics: JsonlTail;
-  /** Bytes of metrics.jsonl still unread when the attempt exited (the drain's cap was reached). */
-  metricsUnread?: number;
-  /** Tokens burned since the node was last observed: what a frozen scope is weighed against. */
-  burned: number;
-  audit: AuditReader | null;
-  shadows: Shadow[];
-  shadowSeen: Set<string>;
-  usage: UsageTail;
-  faultLog: JsonlTail;
-  cmd: Command;
-  /** Wall-clock ms the attempt's process started running (null while a job is queued), and when the node
-   * is next observed (real path). */
-  startedAt: number | null;
-  nextObserve: number;
-  /** Run-queue wait of a local process tree: each window's wait postpones the next observation. */
-  cpu: CpuWait | null;
-}
+import { type Handle, Sensor } from "./sense.ts";
+import { JsonlTail } from "./tail.ts";
 
 export interface WorldOptions {
   runDir: string;
@@ -106,15 +62,14 @@ export class World {
   /** Scope scans made by the last SENSE: what a verification snapshots (never a later, raced read). */
   readonly scans = new Map<NodeId, ScopePrint>();
   /** Malformed metrics lines skipped, by node. */
-  malformed: Record<NodeId, number> = {};
+  readonly malformed: Record<NodeId, number> = {};
   #builtins: Record<string, BuiltinWorker>;
   #bwrap: string | null;
   #unsandboxed: boolean;
   #runsDir: string | null;
-  #ackTimeout: number;
   #dirs = new Set<string>();
-  #requests: RequestTail | null = null;
   #guard: GuardSchedule;
+  #sensor: Sensor;
   /** The latest job of each node run as a job, until the state has recorded it (see jobNotes). */
   #jobs = new Map<NodeId, JobNote>();
 
@@ -124,7 +79,6 @@ export class World {
     this.#bwrap = opts.bwrap ?? null;
     this.#unsandboxed = opts.unsandboxed ?? false;
     this.#runsDir = opts.runsDir ?? null;
-    this.#ackTimeout = opts.ackTimeoutMs ?? 60_000;
     for (
       const d of ["nodes", "logs/audit", ".arrow/prev", ".arrow/shadow", ".arrow/usage", ".arrow/faults"]
     ) {
@@ -135,6 +89,23 @@ export class World {
     this.procs = new ProcJournal(this.runDir);
     this.local = new LocalBackend(this.procs);
     this.slurm = opts.slurm ?? null;
+    const scopeOf = (n: PlanNode) => this.scope(n);
+    const rel = (abs: string) => this.rel(abs);
+    const noteJob = (id: NodeId, proc: Proc) => this.#noteJob(id, proc);
+    this.#sensor = new Sensor({
+      runDir: this.runDir,
+      handles: this.handles,
+      fingerprints: this.fingerprints,
+      scopes: this.scopes,
+      scans: this.scans,
+      malformed: this.malformed,
+      bwrap: this.#bwrap,
+      ackTimeoutMs: opts.ackTimeoutMs ?? 60_000,
+      guard: this.#guard,
+      scope: scopeOf,
+      rel,
+      noteJob,
+    });
   }
 
   scope(n: PlanNode): string {
@@ -148,194 +119,9 @@ export class World {
 
   // ---- SENSE ---------------------------------------------------------------------------------------
 
-  async sense(state: RunState, tick: number): Promise<Observations> {
-    const obs = emptyObservations(tick);
-    const real = state.mode !== "mock";
-    const now = Date.now();
-    const running = state.plan.order.filter((id) => state.nodes[id]!.status === "running");
-    const exits = new Map<NodeId, number | null>();
-    const signals = new Map<NodeId, string | null>();
-    const jobs = new Map<NodeId, JobEnd>();
-    /** Jobs not running yet: they hold their slot, but their silence is not observed (not a hang). */
-    const queued = new Set<NodeId>();
-    await Promise.all(running.map(async (id) => {
-      const ns = state.nodes[id]!;
-      const o = emptyNodeObs(ns.fp);
-      obs.nodes[id] = o;
-      const h = this.handles.get(id);
-      if (!h) {
-        exits.set(id, null);
-        return;
-      }
-      if (h.lock) {
-        const ack = await h.lock.tick(tick, ns.inbox, ns.finishing, this.#ackTimeout);
-        if (ack) {
-          o.tokens = ack.tokens;
-          o.delivered = ns.inbox.length;
-          o.fired = ack.fired;
-        }
-        if (!ack || ack.done) {
-          const st = await this.#exitOf(h);
-          exits.set(id, st.code);
-          signals.set(id, st.signal);
-        }
-      } else {
-        const look = h.proc.look();
-        this.#noteJob(id, h.proc);
-        if (look.phase === "ended") {
-          exits.set(id, look.exit);
-          signals.set(id, look.signal);
-          if (look.job) jobs.set(id, look.job);
-        } else if (look.phase === "queued") queued.add(id);
-        else if (h.startedAt === null) {
-          // A job started running: its observations and wall time count from now, not from its submission.
-          h.startedAt = now;
-          h.nextObserve = now + (nodeOf(state.plan, id).observe_ms ?? DEFAULT_OBSERVE_MS);
-        }
-      }
-    }));
-    for (const id of running) {
-      const node = nodeOf(state.plan, id);
-      const o = obs.nodes[id]!;
-      const h = this.handles.get(id);
-      this.#senseFiles(state, node, o, exits.has(id));
-      if (h) {
-        const spent = h.usage.tokens();
-        o.tokens += spent;
-        h.burned += spent;
-        o.fired.push(...firedFaults(h.faultLog, state.faults, id));
-        if (h.cmd.sandbox === "none") obs.unconfined.push(id);
-        if (real && (queued.has(id) || h.startedAt === null) && !exits.has(id)) {
-          o.elapsedMs = 0;
-          o.observed = false;
-        } else if (real) {
-          o.elapsedMs = now - (h.startedAt ?? now);
-          // Time spent waiting for a CPU is not silence: the observation waits as long as the node did.
-          if (h.cpu && !exits.has(id)) h.nextObserve += h.cpu.waited(now);
-          o.observed = now >= h.nextObserve || exits.has(id);
-          if (o.observed) h.nextObserve = now + (node.observe_ms ?? DEFAULT_OBSERVE_MS);
-        }
-        if (real && o.observed) {
-          o.burned = h.burned;
-          h.burned = 0;
-        }
-      }
-    }
-    await Promise.all([...exits].map(async ([id, exit]) => {
-      const node = nodeOf(state.plan, id);
-      const h = this.handles.get(id);
-      const o = obs.nodes[id]!;
-      if (exit !== 0) {
-        await h?.accept.cancel();
-        o.done = {
-          exit,
-          crash: {
-            exit_code: exit,
-            signal: signals.get(id) ?? null,
-            stderr_tail: tailLines(`${this.runDir}/logs/${id}.err`),
-            ...(jobs.has(id) ? jobs.get(id)! : {}),
-          },
-          accept: null,
-          manifest: null,
-        };
-        return;
-      }
-      const accept = await (h?.accept ?? Acceptance.prepare(state, node, this.runDir, this.#bwrap, false))
-        .run();
-      const { manifest, error } = readManifest(this.scope(node));
-      const observedBest = node.kind === "long"
-        ? undefined
-        : bestMetric(this.scope(node), state.plan.protocol);
-      o.done = {
-        exit,
-        accept,
-        manifest,
-        ...(error ? { manifestError: error } : {}),
-        ...(observedBest !== undefined ? { observedBest } : {}),
-        ...(h?.metricsUnread ? { metricsUnread: h.metricsUnread } : {}),
-      };
-    }));
-    this.scans.clear();
-    const idle = state.plan.order.filter((id) =>
-      state.nodes[id]!.spawned && state.nodes[id]!.status !== "running"
-    );
-    const scan = new Set([...running, ...this.#guard.pick(idle, (id) => nodeOf(state.plan, id).scope)]);
-    for (const n of state.plan.nodes) {
-      const ns = state.nodes[n.id]!;
-      if (!ns.spawned || !scan.has(n.id)) continue;
-      const print = this.fingerprints.scan(this.scope(n));
-      this.scans.set(n.id, print);
-      if (ns.status === "running") {
-        obs.nodes[n.id]!.fp = print.fp;
-        continue;
-      }
-      const changed = this.scopes.changed(n, print);
-      if (changed.length) {
-        obs.guard.push({
-          owner: n.id,
-          fp: print.fp,
-          changed,
-          restorable: this.scopes.restorable(n, changed),
-        });
-      }
-    }
-    this.#requests ??= new RequestTail(this.runDir, state.requests);
-    obs.requests = this.#requests.read();
-    return obs;
-  }
-
-  async #exitOf(h: Handle): Promise<{ code: number | null; signal: string | null }> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<"late">((r) => (timer = setTimeout(() => r("late"), 10_000)));
-    const p = h.proc.spawned!;
-    const first = await Promise.race([p.status, late]);
-    clearTimeout(timer);
-    if (first === "late") {
-      await stopGroup(p, 500);
-      return { code: null, signal: "SIGKILL (no exit after its last answer)" };
-    }
-    return { code: first.signal ? null : first.code, signal: first.signal ?? null };
-  }
-
-  #senseFiles(state: RunState, node: PlanNode, o: NodeObs, exited: boolean): void {
-    const h = this.handles.get(node.id);
-    const ns = state.nodes[node.id]!;
-    if (node.kind === "long" && h) {
-      // One slice a tick while it runs; at its exit, everything it wrote (up to EXIT_DRAIN), since the
-      // same tick judges its claim against the trajectory.
-      const { metric, direction } = state.plan.protocol;
-      const from = h.metrics.offset;
-      let points: { step: number; value: number }[] = [];
-      for (;;) {
-        const at = h.metrics.offset;
-        const read = metricPoints(h.metrics.read(), metric);
-        this.malformed[node.id] = (this.malformed[node.id] ?? 0) + h.metrics.malformed + read.skipped;
-        h.metrics.malformed = 0;
-        points = thinPoints(points.concat(read.points), MAX_POINTS, direction);
-        if (!exited || h.metrics.offset === at || h.metrics.offset - from >= EXIT_DRAIN) break;
-      }
-      if (exited) {
-        const left = fileSize(h.metrics.path) - h.metrics.offset;
-        if (left > MAX_LINE) h.metricsUnread = left;
-      }
-      o.metrics = points;
-      const known = new Set(ns.ckpts.map((c) => c.file));
-      o.ckpts = newCheckpoints(this.scope(node), known, points.at(-1)?.step ?? ns.step);
-    }
-    if (h?.audit) {
-      for (const p of h.audit.escapes()) {
-        o.escapes.push({ path: this.rel(p), op: "write", via: "deno-audit", stopped: true });
-      }
-    }
-    for (const shadow of h?.shadows ?? []) {
-      for (const rel of listFiles(shadow.dir)) {
-        const key = `${shadow.dir}/${rel}`;
-        if (shadow.ignore.includes(rel)) continue;
-        if (h!.shadowSeen.has(key)) continue;
-        h!.shadowSeen.add(key);
-        o.escapes.push({ path: `${shadow.shows}/${rel}`, op: "write", via: "bwrap-shadow", stopped: true });
-      }
-    }
+  /** Reads the world into the tick's observations (runtime/sense.ts). */
+  sense(state: RunState, tick: number): Promise<Observations> {
+    return this.#sensor.sense(state, tick);
   }
 
   // ---- ACTIONS ---------------------------------------------------------------------------------------

@@ -65,7 +65,7 @@ export class Feeds {
         if (--entry.users > 0) return;
         if (this.#watched.get(id) === entry) this.#watched.delete(id);
         entry.feed.close();
-        const stopping = entry.stop();
+        const stopping = entry.stop().then(() => entry.feed.settled());
         this.#stopping.add(stopping);
         void stopping.finally(() => this.#stopping.delete(stopping));
       },
@@ -88,9 +88,12 @@ export class Feeds {
       w.feed.close();
       await w.ready;
       await w.stop();
+      // A read the watcher started just before holds the file open until it ends.
+      await w.feed.settled();
     });
     this.#watched.clear();
-    await Promise.all([...stops, ...this.#stopping]);
+    const pinned = [...this.#pinned.values()].map((f) => f.settled());
+    await Promise.all([...stops, ...this.#stopping, ...pinned]);
   }
 }
 

@@ -151,9 +151,12 @@ def giant_line(mb):
 
 
 def ckpt_flood(count):
+    """Each checkpoint follows a metric line that improves on the last by 0.01 (above PLATEAU_EPS), so the
+    flood is progress however many ticks it is observed over: never a plateau, only a flood."""
     os.makedirs("ckpt", exist_ok=True)
-    metrics([0.1, 0.2, 0.3])
     for i in range(count):
+        with open("metrics.jsonl", "a") as f:
+            f.write(json.dumps({"step": i, METRIC: 0.1 + 0.01 * i}) + "\n")
         with open("ckpt/.tmp", "w") as f:
             f.write("{}")
         os.replace("ckpt/.tmp", "ckpt/step_%06d.json" % i)

@@ -160,7 +160,8 @@ export function daemons(lab: Lab, tag: string, kinds: ("naive" | "detached" | "s
       kinds.map((k) => ({
         id: `daemon_${k}`,
         argv: py("daemon", `${lab.outside}/beat-${tag}-${k}`, ...how[k]),
-        budget: { wall: "15s" },
+        // A fuse only (a node held by its daemon would hang the test): far above a loaded machine's start-up.
+        budget: { wall: "60s" },
       })),
     ),
   );
