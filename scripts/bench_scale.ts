@@ -182,7 +182,8 @@ async function wideTick(): Promise<void> {
   });
   const dir = await Deno.makeTempDir({ prefix: "arrow-wide-" });
   let state: RunState = prepare(plan, [], "wide", "mock");
-  // Every node verified and idle, the trainer running: a tick in which nothing changes.
+  // Every node verified and idle, the trainer running and logging: a tick in which nothing else changes.
+  // (The run must stay undecided: after a verdict every tick rewrites state.json, which a run never does.)
   for (const id of Object.keys(state.nodes)) {
     state.nodes[id]!.status = id === "T" ? "running" : "verified";
     state.nodes[id]!.manifest = id === "T" ? null : { node: id };
@@ -200,8 +201,12 @@ async function wideTick(): Promise<void> {
     const obs = await world.sense(state, state.tick + 1);
     senseMs += performance.now() - t0;
     t0 = performance.now();
-    obs.nodes.T = emptyNodeObs(state.nodes.T!.fp);
+    // The trainer logs a line a tick (a run in progress: it is neither hung nor done).
+    obs.nodes.T = { ...emptyNodeObs(state.nodes.T!.fp), metrics: [{ step: t + 1, value: t / 1e4 }] };
     const r = step(state, obs.tick === state.tick + 1 ? obs : emptyObservations(state.tick + 1));
+    if (r.state.verdict !== null) {
+      throw new Error(`the bench's run ended at tick ${r.state.tick}: not a quiet tick`);
+    }
     stepMs += performance.now() - t0;
     t0 = performance.now();
     world.scopes.record(r.state, new Set(["T"]));

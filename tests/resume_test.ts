@@ -52,7 +52,7 @@ async function killAndResume(name: string, point: { label: string; lines: number
     () =>
       (runDir = runDir ?? runDirIn(runsDir)) !== undefined &&
       lineCount(`${runDir}/replay.jsonl`) >= point.lines,
-    20_000,
+    120_000, // a wait, not a pace: generous for a loaded machine
     `${name} to reach ${point.lines} replay lines`,
   );
   child.kill("SIGKILL");
@@ -92,7 +92,7 @@ async function interruptedRun(name: string, lines: number): Promise<{ runsDir: s
   await until(
     () =>
       (runDir = runDir ?? runDirIn(runsDir)) !== undefined && lineCount(`${runDir}/replay.jsonl`) >= lines,
-    20_000,
+    120_000, // a wait, not a pace: generous for a loaded machine
     "the run to progress",
   );
   child.kill("SIGKILL");
@@ -179,7 +179,7 @@ Deno.test("one writer: a live run's directory is refused, a stale lock is taken 
   let runDir: string | undefined;
   await until(
     () => (runDir = runDir ?? runDirIn(runsDir)) !== undefined && lineCount(`${runDir}/replay.jsonl`) >= 2,
-    20_000,
+    120_000, // a wait, not a pace: generous for a loaded machine
     "the run to start",
   );
   const refused = await arrow(["resume", runDir!]);
@@ -227,7 +227,7 @@ Deno.test("Ctrl-C stops a run cleanly (exit 130, says how to continue) and resum
   let runDir: string | undefined;
   await until(
     () => (runDir = runDir ?? runDirIn(runsDir)) !== undefined && lineCount(`${runDir}/replay.jsonl`) >= 12,
-    20_000,
+    120_000, // a wait, not a pace: generous for a loaded machine
     "the run to progress",
   );
   child.kill("SIGINT");

@@ -40,7 +40,9 @@ async function withClient(fn: (c: SlurmClient, dir: string) => Promise<void>): P
   try {
     await fn(c, dir);
   } finally {
-    await Promise.all(ids.map((id) => c.cancel(id)));
+    // Clean-up of jobs that have mostly ended already: a slow or restarting controller is not the test's
+    // failure (the tests cancel what they mean to cancel themselves, and check it).
+    await Promise.all(ids.map((id) => c.cancel(id).catch((e) => console.warn(`clean-up: ${e.message}`))));
     await c.close();
     await Deno.remove(dir, { recursive: true });
   }

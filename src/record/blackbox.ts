@@ -9,7 +9,7 @@ import type { Event, ReplayLine } from "../model/events.ts";
 import { canonical, canonicalPretty } from "../model/json.ts";
 import type { Incident, RunState } from "../model/state.ts";
 import { appendDurable, LatestWriter, writeAtomic } from "../runtime/atomic.ts";
-import { CHAIN_FILE, GENESIS, lineHash, readHead } from "./chain.ts";
+import { GENESIS, lineHash, readHead, writeHead } from "./chain.ts";
 import { finalState, parseReplay } from "./replay.ts";
 import { renderReport } from "./report.ts";
 import { stateText } from "./state_text.ts";
@@ -80,12 +80,7 @@ export class BlackBox {
     appendDurable(`${this.runDir}/${FILES.replay}`, text + "\n", false);
     this.#head = lineHash(text);
     this.#lines++;
-    // Overwritten in place (a rename per tick costs more than the tick): a torn write reads as no head,
-    // and the chain inside replay.jsonl still holds.
-    Deno.writeTextFileSync(
-      `${this.runDir}/${CHAIN_FILE}`,
-      JSON.stringify({ lines: this.#lines, head: this.#head }),
-    );
+    writeHead(this.runDir, { lines: this.#lines, head: this.#head });
     const incidents = line.events.filter((e): e is Extract<Event, { e: "incident" }> => e.e === "incident")
       .map((e) => e.incident);
     this.incidents.push(...incidents);

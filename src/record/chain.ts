@@ -24,6 +24,25 @@ export interface ChainHead {
 
 export const CHAIN_FILE = ".arrow/chain";
 
+/** The head record's size on disk: fixed, so it is rewritten in place, never truncated. */
+const HEAD_BYTES = 128;
+
+/**
+ * Writes the chain head. Overwritten in place at a fixed size (a rename per tick costs more than the tick,
+ * and truncating a file to rewrite it makes ext4 flush it on close — milliseconds a tick): a torn write
+ * reads as no head, and the chain inside replay.jsonl still holds. A head of any other size (the first
+ * write, or someone else's) is truncated once.
+ */
+export function writeHead(runDir: string, h: ChainHead): void {
+  const bytes = new TextEncoder().encode(
+    JSON.stringify({ lines: h.lines, head: h.head }).padEnd(HEAD_BYTES - 1) + "\n",
+  );
+  using f = Deno.openSync(`${runDir}/${CHAIN_FILE}`, { write: true, create: true });
+  if (bytes.length !== HEAD_BYTES || f.statSync().size !== HEAD_BYTES) f.truncateSync(0);
+  let off = 0;
+  while (off < bytes.length) off += f.writeSync(bytes.subarray(off));
+}
+
 export function readHead(runDir: string): ChainHead | null {
   // Read like any file a worker might have replaced: no link followed, no FIFO waited on, bounded.
   const r = readRegular(`${runDir}/${CHAIN_FILE}`, 4096);

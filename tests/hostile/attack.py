@@ -371,11 +371,13 @@ def main(argv):
         if os.path.exists(args[1]):
             say("overwrote before; not again")
         else:
-            overwrite(args[0])
+            # The marker first: a writer stopped right after its overwrite (its input just went stale)
+            # must not overwrite again when it re-runs.
             try:
                 open(args[1], "w").close()
             except OSError as e:
                 say("cannot leave a marker:", e)
+            overwrite(args[0])
     elif attack == "victim":
         victim()
         manifest()
