@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { SlurmClient, SlurmError } from "../runtime/slurm/mod.ts";
 import { basename, resolve } from "node:path";
 import { LlmClient } from "../llm/client.ts";
 import { chooseModel, llmSettings } from "../llm/env.ts";
@@ -66,6 +67,9 @@ Options:
   --observe-every <s>      Observation pace of every child (executor, recomputation, gate) in seconds; a fold
                            with no sign of life for 3 observations = hung (default 10)
   --budget-seconds <s>     Wall budget of one executor attempt (default 600)
+  --runtime local|slurm    Where executors run (default local). slurm: each executor attempt is a batch job
+                           on the cluster $SLURM_CONF names, watched through the shared filesystem with the
+                           same hang rule and budget; recomputation, merge gate and final test stay local
   --runs-dir <dir>         Where run directories go (default ./runs)
   --resume <run>           Continue an interrupted run (a path, or a run id in the runs directory)
   --unsandboxed            Allow LLM-written code to run without bubblewrap (Deno permissions only)
@@ -82,6 +86,18 @@ results.json), logs/.
 Exit codes: 0 the run completed (whatever it found), 1 usage or input error, 2 internal failure,
 130 interrupted (continue with --resume).`;
 
+/** The cluster's client for `--runtime slurm`, or a clear input error naming what is missing. */
+async function connectTreeSlurm(): Promise<SlurmClient> {
+  try {
+    return await SlurmClient.connect({ pollMs: 250 });
+  } catch (e) {
+    if (!(e instanceof SlurmError)) throw e;
+    throw new InputError(`arrow tree --runtime slurm: ${e.message}`, [
+      "the cluster is the one $SLURM_CONF names (or the Slurm tools' default); see WORKERS.md, Running on a cluster",
+    ]);
+  }
+}
+
 const FLAGS = {
   data: { type: "string" },
   target: { type: "string" },
@@ -96,6 +112,7 @@ const FLAGS = {
   "heldout-budget": { type: "string" },
   "observe-every": { type: "string" },
   "budget-seconds": { type: "string" },
+  runtime: { type: "string" },
   "runs-dir": { type: "string" },
   resume: { type: "string" },
   unsandboxed: { type: "boolean" },
@@ -233,6 +250,7 @@ export async function main(argv: string[]): Promise<number> {
     throw new UsageError("arrow tree: --model needs --ideator llm");
   }
 
+  const runtime = oneOf("runtime", values.runtime, ["local", "slurm"] as const, "local");
   const bwrap = await findBwrap();
   const runDir = resume ? resolveRun(resume, runsDir) : `${runsDir}/${runName(values.data as string)}`;
   const usesLlm = resume ? readIdeator(runDir) === "llm" : ideator === "llm";
@@ -277,9 +295,11 @@ export async function main(argv: string[]): Promise<number> {
     if (!json) { for (const line of describe(s, ev, incidents)) console.log(line); }
   };
   let out: TreeOutcome;
+  let slurm: SlurmClient | null = null;
   try {
     const llm = usesLlm ? await llmIdeator(values.model as string | undefined, runDir) : undefined;
-    const common = { runsDir, bwrap, llm, signal: interrupt.signal, onStep };
+    slurm = runtime === "slurm" ? await connectTreeSlurm() : null;
+    const common = { runsDir, bwrap, llm, signal: interrupt.signal, onStep, slurm };
     if (resume) {
       if (!json) console.log(`arrow tree --resume → ${printable(runDir)}`);
       out = await resumeTree(runDir, common);
@@ -314,6 +334,7 @@ export async function main(argv: string[]): Promise<number> {
     if (!resume) Deno.removeSync(runDir, { recursive: true });
     throw new InputError(`arrow tree: ${e.message}`);
   } finally {
+    await slurm?.close();
     lock.release();
   }
   const wall = Math.round(performance.now() - t0);

@@ -82,7 +82,8 @@ export function auditEscapes(path: string, cmd: ChildCommand, stoppedBy: string)
   return out;
 }
 
-function tail(path: string, n = 8): string[] {
+/** The last `n` lines of a log (each cut to 500 characters), read bounded. */
+export function tail(path: string, n = 8): string[] {
   const r = readRegular(path, 1 << 20);
   if (!r.ok) return [];
   return dec.decode(r.bytes).split("\n").map((l) => l.trimEnd()).filter(Boolean).slice(-n).map((l) =>

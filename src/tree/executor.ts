@@ -8,6 +8,9 @@
  *
  * @module
  */
+import { basename } from "node:path";
+import type { SlurmClient } from "../runtime/slurm/mod.ts";
+import { runJobChild } from "./job_child.ts";
 import { createHash } from "node:crypto";
 import { parseBounded } from "../runtime/bounded_json.ts";
 import type { ProcJournal } from "../runtime/proc_journal.ts";
@@ -24,6 +27,8 @@ export interface ExecutorWorld {
   sandbox: SandboxContext;
   journal: ProcJournal;
   signal?: AbortSignal;
+  /** Run the executor as a Slurm job through this client (job_child.ts); absent: a local child. */
+  slurm?: SlurmClient | null;
 }
 
 export interface ExecRun {
@@ -149,7 +154,10 @@ export async function runExecutor(w: ExecutorWorld, s: TreeState, id: string): P
   // the executor ended and its claim was checked). Whatever happens, it is told to go or cancelled below,
   // never left waiting.
   const cmd = childCommand(w.sandbox, "execute", id, scope, `${auditDir}/execute.jsonl`);
-  const executing = runChild(cmd, { ...watch, label, metrics: `${scope}/metrics.jsonl` });
+  const metrics = `${scope}/metrics.jsonl`;
+  const executing = w.slurm
+    ? runJobChild(w.slurm, cmd, { ...watch, label, metrics, run: basename(w.runDir), attempt: n.attempt })
+    : runChild(cmd, { ...watch, label, metrics });
   let go: (line: string | null) => void = () => {};
   // The recomputation does the executor's work again: it may take a few times as long, not a wall budget.
   const activeLimit = { ms: s.config.wallMs };

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import type { SlurmClient } from "../runtime/slurm/mod.ts";
 import { cpuUsage } from "node:process";
 import type { Incident } from "../model/state.ts";
 import type { ProcJournal } from "../runtime/proc_journal.ts";
@@ -46,6 +47,8 @@ export interface TreeWorld {
   ideator: Ideator;
   signal?: AbortSignal;
   onStep?: (s: TreeState, ev: TreeEvent, incidents: Incident[]) => void;
+  /** Executors run as Slurm jobs through this client (`--runtime slurm`); null or absent: locally. */
+  slurm?: SlurmClient | null;
 }
 
 interface Performed {

@@ -10,6 +10,7 @@ import { basename, relative } from "node:path";
 import { canonical } from "../model/json.ts";
 import type { Incident } from "../model/state.ts";
 import { ProcJournal } from "../runtime/proc_journal.ts";
+import type { SlurmClient } from "../runtime/slurm/mod.ts";
 import type { MetricName } from "../tabular/mod.ts";
 import { METRICS } from "../tabular/mod.ts";
 import { TREE_FILES, TreeBlackBox } from "./blackbox.ts";
@@ -43,6 +44,8 @@ export interface TreeRunOptions {
   llm?: Ideator;
   signal?: AbortSignal;
   onStep?: TreeWorld["onStep"];
+  /** Executors as Slurm jobs (`--runtime slurm`); absent: local children. */
+  slurm?: SlurmClient | null;
 }
 
 export interface TreeOutcome {
@@ -65,7 +68,7 @@ function world(
   data: TreeData,
   state: TreeState,
   store: TreeStore,
-  o: Pick<TreeRunOptions, "bwrap" | "llm" | "signal" | "onStep">,
+  o: Pick<TreeRunOptions, "bwrap" | "llm" | "signal" | "onStep" | "slurm">,
 ): TreeWorld {
   const files = dataFiles(runDir);
   const sandbox = {
@@ -98,6 +101,7 @@ function world(
     ideator,
     signal: o.signal,
     onStep: o.onStep,
+    slurm: o.slurm ?? null,
   };
 }
 
@@ -151,7 +155,7 @@ export function reopen(store: TreeStore): Reopened {
 /** Continues the run in `runDir` from its last persisted step. */
 export async function resumeTree(
   runDir: string,
-  o: Pick<TreeRunOptions, "runsDir" | "bwrap" | "llm" | "signal" | "onStep">,
+  o: Pick<TreeRunOptions, "runsDir" | "bwrap" | "llm" | "signal" | "onStep" | "slurm">,
 ): Promise<TreeOutcome & { reopened: Reopened }> {
   const store = TreeStore.open(`${runDir}/${TREE_FILES.db}`);
   try {
