@@ -71,7 +71,11 @@ export function claim(tx: Tx, node: PlanNode, done: DoneObs): void {
       return refuse(
         `claims ${score}, better than the best ${tx.state.plan.protocol.metric} Arrow observed in ` +
           `metrics.jsonl (${observed}) by more than ACCEPT_EPS`,
-        { observedBest: observed, ...(done.metricsUnread ? { unreadMetricsBytes: done.metricsUnread } : {}) },
+        {
+          observedBest: observed,
+          ...(done.metricsUnread ? { unreadMetricsBytes: done.metricsUnread } : {}),
+          ...(done.malformedLines ? { malformedMetricsLines: done.malformedLines } : {}),
+        },
       );
     }
   } else if (

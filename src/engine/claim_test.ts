@@ -53,3 +53,17 @@ Deno.test("claim() accepts a long node's score its own trajectory backs, and ref
   equal(beyond.inc[0]?.type, "FALSE_COMPLETION");
   equal((beyond.inc[0]!.evidence as { observed_best?: number }).observed_best, 0.8);
 });
+
+Deno.test("claim() names the malformed metrics lines beside the observed best when it refuses a claim", () => {
+  const r0 = loadPlan(PLAN, "c.yaml");
+  if (!r0.plan) throw new Error(r0.errors.map((e) => e.message).join("; "));
+  let s = tick(prepare(r0.plan, [], "unit", "real")).state;
+  s = tick(s, { metrics: [{ step: 1, value: 0.5 }] }).state;
+  const done = exit(0.9).done!;
+  const r = tick(s, { done: { ...done, malformedLines: 4 } });
+  const inc = r.events.flatMap((e) => e.e === "incident" ? [e.incident] : []);
+  equal(inc[0]?.type, "FALSE_COMPLETION");
+  const ev = inc[0]!.evidence as { observed_best?: number; malformed_metrics_lines?: number };
+  equal(ev.observed_best, 0.5);
+  equal(ev.malformed_metrics_lines, 4);
+});

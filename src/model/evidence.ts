@@ -119,6 +119,8 @@ export interface FalseCompletionEvidence extends LapInfo {
   /** Bytes of metrics.jsonl Arrow did not read at the worker's exit (past its read cap): the observed best
    * covers only what was read. */
   unread_metrics_bytes?: number;
+  /** Lines of metrics.jsonl skipped as malformed in this attempt: the observed best covers only the rest. */
+  malformed_metrics_lines?: number;
   reason?: "lap budget exhausted" | "retry did not improve by ACCEPT_EPS";
 }
 

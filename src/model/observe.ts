@@ -35,6 +35,9 @@ export interface DoneObs {
   observedBest?: number | null;
   /** Bytes of a long node's metrics.jsonl left unread at its exit (past the drain's cap). */
   metricsUnread?: number;
+  /** Lines of a long node's metrics.jsonl this attempt skipped as malformed (not JSON, no finite metric,
+   * over the line cap): the observed best covers only the lines that could be read. */
+  malformedLines?: number;
 }
 
 export interface NodeObs {

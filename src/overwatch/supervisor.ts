@@ -139,6 +139,7 @@ export interface Claim {
   crash?: CrashInfo;
   observedBest?: number;
   unreadMetricsBytes?: number;
+  malformedMetricsLines?: number;
 }
 
 const clip = (s: string, n = 2000) => (s.length > n ? s.slice(0, n) + `… (${s.length - n} more chars)` : s);
@@ -170,6 +171,7 @@ export function falseCompletion(tx: Tx, id: NodeId, claim: Claim): void {
     ...(claim.crash ? { crash: claim.crash } : {}),
     ...(claim.observedBest !== undefined ? { observed_best: claim.observedBest } : {}),
     ...(claim.unreadMetricsBytes ? { unread_metrics_bytes: claim.unreadMetricsBytes } : {}),
+    ...(claim.malformedMetricsLines ? { malformed_metrics_lines: claim.malformedMetricsLines } : {}),
     ...(exhausted
       ? { reason: lapNo >= laps ? "lap budget exhausted" : "retry did not improve by ACCEPT_EPS" }
       : {}),

@@ -54,6 +54,8 @@ export interface Handle {
   metrics: JsonlTail;
   /** Bytes of metrics.jsonl still unread when the attempt exited (the drain's cap was reached). */
   metricsUnread?: number;
+  /** Malformed metrics lines this attempt skipped. */
+  malformed: number;
   /** Tokens burned since the node was last observed: what a frozen scope is weighed against. */
   burned: number;
   audit: AuditReader | null;
@@ -202,6 +204,7 @@ export class Sensor {
         ...(error ? { manifestError: error } : {}),
         ...(observedBest !== undefined ? { observedBest } : {}),
         ...(h?.metricsUnread ? { metricsUnread: h.metricsUnread } : {}),
+        ...(h?.malformed ? { malformedLines: h.malformed } : {}),
       };
     }));
     this.#w.scans.clear();
@@ -258,7 +261,9 @@ export class Sensor {
       for (;;) {
         const at = h.metrics.offset;
         const read = metricPoints(h.metrics.read(), metric);
-        this.#w.malformed[node.id] = (this.#w.malformed[node.id] ?? 0) + h.metrics.malformed + read.skipped;
+        const bad = h.metrics.malformed + read.skipped;
+        this.#w.malformed[node.id] = (this.#w.malformed[node.id] ?? 0) + bad;
+        h.malformed += bad;
         h.metrics.malformed = 0;
         points = thinPoints(points.concat(read.points), MAX_POINTS, direction);
         if (!exited || h.metrics.offset === at || h.metrics.offset - from >= EXIT_DRAIN) break;

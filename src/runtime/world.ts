@@ -273,6 +273,7 @@ export class World {
       shadowSeen: new Set(),
       usage,
       burned: 0,
+      malformed: 0,
       faultLog,
       cmd,
       startedAt: proc.backend === "local" ? now : null,
