@@ -1,10 +1,9 @@
 import { deepEqual } from "node:assert/strict";
 import { loadPlan } from "../graph/load.ts";
-import type { NodeObs, Observations } from "../model/observe.ts";
-import { emptyNodeObs, emptyObservations } from "../model/observe.ts";
 import type { RunState } from "../model/state.ts";
 import { prepare } from "./prepare.ts";
 import { step } from "./step.ts";
+import { finishing } from "./test_obs.ts";
 
 /** Two built-in workers (A, C), two user programs (B, D), no edges: all four are ready at once. */
 const PLAN = `
@@ -30,20 +29,7 @@ const running = (s: RunState) =>
 
 /** One tick in which the named running nodes exit and are accepted. */
 function tick(s: RunState, finish: string[] = []): RunState {
-  const obs: Observations = emptyObservations(s.tick + 1);
-  for (const [id, ns] of Object.entries(s.nodes)) {
-    if (ns.status !== "running") continue;
-    const o: NodeObs = { ...emptyNodeObs(ns.fp) };
-    if (finish.includes(id)) {
-      o.done = {
-        exit: 0,
-        accept: { argv: ["@manifest"], code: 0, stdout: "ok", stderr: "" },
-        manifest: { node: id },
-      };
-    }
-    obs.nodes[id] = o;
-  }
-  return step(s, obs).state;
+  return step(s, finishing(s, finish)).state;
 }
 
 Deno.test("admit() starts every ready node at once when programs are confined", () => {

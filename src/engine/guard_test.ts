@@ -1,11 +1,11 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { loadPlan } from "../graph/load.ts";
 import type { Incident, RunState } from "../model/state.ts";
-import type { NodeObs, Observations } from "../model/observe.ts";
-import { emptyNodeObs, emptyObservations } from "../model/observe.ts";
+import type { Observations } from "../model/observe.ts";
 import { ACCEPT_MAX_LAPS } from "../thresholds.ts";
 import { prepare } from "./prepare.ts";
 import { step, type StepResult } from "./step.ts";
+import { finishing } from "./test_obs.ts";
 
 /** A (the victim) and U (an unconfined program that keeps running), no edges. */
 const PLAN = `
@@ -18,20 +18,7 @@ edges: []
 `;
 
 function tick(s: RunState, finish: string[], guard: Observations["guard"] = []): StepResult {
-  const obs: Observations = { ...emptyObservations(s.tick + 1), guard, unconfined: ["U"] };
-  for (const [id, ns] of Object.entries(s.nodes)) {
-    if (ns.status !== "running") continue;
-    const o: NodeObs = { ...emptyNodeObs(ns.fp) };
-    if (finish.includes(id)) {
-      o.done = {
-        exit: 0,
-        accept: { argv: ["@manifest"], code: 0, stdout: "", stderr: "" },
-        manifest: { node: id },
-      };
-    }
-    obs.nodes[id] = o;
-  }
-  return step(s, obs);
+  return step(s, { ...finishing(s, finish), guard, unconfined: ["U"] });
 }
 
 const incidents = (r: StepResult): Incident[] =>

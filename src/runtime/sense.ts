@@ -80,8 +80,6 @@ export interface SenseContext {
   readonly scopes: ScopeRecord;
   /** Filled with this SENSE's scope scans (what a verification snapshots). */
   readonly scans: Map<NodeId, ScopePrint>;
-  /** Malformed metrics lines skipped, by node (added to). */
-  readonly malformed: Record<NodeId, number>;
   readonly bwrap: string | null;
   readonly ackTimeoutMs: number;
   readonly guard: GuardSchedule;
@@ -261,9 +259,7 @@ export class Sensor {
       for (;;) {
         const at = h.metrics.offset;
         const read = metricPoints(h.metrics.read(), metric);
-        const bad = h.metrics.malformed + read.skipped;
-        this.#w.malformed[node.id] = (this.#w.malformed[node.id] ?? 0) + bad;
-        h.malformed += bad;
+        h.malformed += h.metrics.malformed + read.skipped;
         h.metrics.malformed = 0;
         points = thinPoints(points.concat(read.points), MAX_POINTS, direction);
         if (!exited || h.metrics.offset === at || h.metrics.offset - from >= EXIT_DRAIN) break;

@@ -61,8 +61,6 @@ export class World {
   >();
   /** Scope scans made by the last SENSE: what a verification snapshots (never a later, raced read). */
   readonly scans = new Map<NodeId, ScopePrint>();
-  /** Malformed metrics lines skipped, by node. */
-  readonly malformed: Record<NodeId, number> = {};
   #builtins: Record<string, BuiltinWorker>;
   #bwrap: string | null;
   #unsandboxed: boolean;
@@ -98,7 +96,6 @@ export class World {
       fingerprints: this.fingerprints,
       scopes: this.scopes,
       scans: this.scans,
-      malformed: this.malformed,
       bwrap: this.#bwrap,
       ackTimeoutMs: opts.ackTimeoutMs ?? 60_000,
       guard: this.#guard,
