@@ -10,8 +10,19 @@ if (!works) {
   console.log("bwrap_test: the sandbox start case is ignored — bwrap is missing or cannot create namespaces");
 }
 
+/** Temporary directories these tests made: removed after each test (a leak here fills /tmp run by run). */
+const made: string[] = [];
+function tempDir(): string {
+  const d = Deno.makeTempDirSync({ prefix: "arrow-bwrap-test-" });
+  made.push(d);
+  return d;
+}
+function cleanUp() {
+  for (const d of made.splice(0)) Deno.removeSync(d, { recursive: true });
+}
+
 function layoutOver(watched: string) {
-  const run = Deno.makeTempDirSync();
+  const run = tempDir();
   Deno.mkdirSync(`${run}/nodes/a`, { recursive: true });
   return bwrapLayout({
     runDir: run,
@@ -27,7 +38,7 @@ function layoutOver(watched: string) {
 }
 
 Deno.test("bwrapLayout() binds a shared directory's entries so that one vanishing does not abort the start", () => {
-  const shared = Deno.makeTempDirSync();
+  const shared = tempDir();
   Deno.mkdirSync(`${shared}/d`);
   Deno.symlinkSync("/nonexistent", `${shared}/l`);
   const { args, shadows } = layoutOver(shared);
@@ -39,6 +50,7 @@ Deno.test("bwrapLayout() binds a shared directory's entries so that one vanishin
     `${shared}/l`,
   ]);
   deepEqual(shadows[0]!.ignore.sort(), ["d", "l"]);
+  cleanUp();
 });
 
 Deno.test({
@@ -46,10 +58,11 @@ Deno.test({
     "bwrapLayout(): a worker still starts when an entry of a watched directory is removed before bwrap runs",
   ignore: !works,
 }, async () => {
-  const shared = Deno.makeTempDirSync();
+  const shared = tempDir();
   for (let i = 0; i < 5; i++) Deno.mkdirSync(`${shared}/gone${i}`);
   const { args } = layoutOver(shared);
   for (let i = 0; i < 5; i++) Deno.removeSync(`${shared}/gone${i}`);
   const out = await new Deno.Command("bwrap", { args: [...args, "--", "true"], stderr: "piped" }).output();
+  cleanUp();
   equal(out.success, true, new TextDecoder().decode(out.stderr));
 });
