@@ -173,7 +173,7 @@ function survey(closing: object | null, reap: (pid: number) => string): { pid: n
       o = { start: st.start, from: origins(pid, st) };
       orphans.set(pid, o);
     }
-    const from = closing ? new Set([...o.from, ...heldBy(closing, st)]) : o.from;
+    const from = closing ? new Set([...o.from, ...heldBy(closing, pid, st)]) : o.from;
     if (from.size > 0 && [...from].every((w) => w.ended)) out.push({ pid, pgrp: st.pgrp });
   }
   return out;
@@ -189,15 +189,47 @@ function origins(pid: number, st: ProcStat): Set<Worker> {
   if (carried.length > 0) return new Set(carried);
   const parent = orphans.get(st.session) ?? orphans.get(st.pgrp);
   if (parent && parent.from.size > 0) return new Set(parent.from);
-  return new Set([...current].filter((w) => startedBefore(w, st)));
+  return new Set([...current].filter((w) => mayDescend(w, pid, st.start)));
 }
 
-function heldBy(owner: object, st: ProcStat): Worker[] {
-  return [...current, ...past].filter((w) => w.owner === owner && startedBefore(w, st));
+function heldBy(owner: object, pid: number, st: ProcStat): Worker[] {
+  return [...current, ...past].filter((w) => w.owner === owner && mayDescend(w, pid, st.start));
 }
 
-function startedBefore(w: Worker, st: ProcStat): boolean {
-  return w.start === null || w.start <= BigInt(st.start);
+let pidMax: number | null = null;
+
+/**
+ * Whether process `pid` (started at clock tick `start`) can descend from worker `w`: it cannot have started
+ * before its ancestor. Start times count clock ticks (10 ms), so a process started in the same tick is
+ * ordered by pid: the kernel hands pids out in increasing order (wrapping at pid_max), so a descendant's pid
+ * follows its ancestor's — one started just before the worker, in the same tick, is not its descendant.
+ */
+function mayDescend(w: Worker, pid: number, start: string): boolean {
+  if (w.start === null) return true;
+  pidMax ??= readPidMax();
+  return descendsInTime(w.pid, w.start, pid, BigInt(start), pidMax);
+}
+
+/** The ordering behind `mayDescend`, pure: start ticks first, pids (modulo `pidMax`) within a tick. */
+export function descendsInTime(
+  ancestorPid: number,
+  ancestorStart: bigint,
+  pid: number,
+  start: bigint,
+  pidMax: number,
+): boolean {
+  if (start !== ancestorStart) return start > ancestorStart;
+  const ahead = (((pid - ancestorPid) % pidMax) + pidMax) % pidMax;
+  return ahead > 0 && ahead < pidMax / 2;
+}
+
+function readPidMax(): number {
+  try {
+    const n = Number(Deno.readTextFileSync("/proc/sys/kernel/pid_max").trim());
+    return Number.isInteger(n) && n > 1 ? n : 4_194_304;
+  } catch {
+    return 4_194_304;
+  }
 }
 
 async function reapAll(pids: number[], until: number, reap: (pid: number) => string): Promise<void> {

@@ -4,6 +4,7 @@
  */
 import { deepEqual, equal, match } from "node:assert/strict";
 import { libc } from "./libc.ts";
+import { descendsInTime } from "./reaper.ts";
 
 const HERE = new URL(".", import.meta.url).href;
 const CAN = libc();
@@ -182,4 +183,13 @@ console.log(JSON.stringify({ seen, notChild: lc.reap(1) }));
 `);
     deepEqual(out, { seen: [false, true, true, true, false], notChild: "none" });
   },
+});
+
+Deno.test("descendsInTime(): a later tick descends; within one tick, only a later pid (modulo pid_max) does", () => {
+  const d = (pid: number, start: number, ancestor = 1000, aStart = 50, max = 32768) =>
+    descendsInTime(ancestor, BigInt(aStart), pid, BigInt(start), max);
+  deepEqual(
+    [d(900, 51), d(1001, 49), d(1001, 50), d(999, 50), d(1000, 50), d(5, 50, 32760), d(32000, 50, 100)],
+    [true, false, true, false, false, true, false],
+  );
 });

@@ -7,6 +7,7 @@
  * @module
  */
 import { findBwrap } from "../../src/cli/sandbox.ts";
+import { commandLine } from "./procs.ts";
 
 export const ROOT = new URL("../../", import.meta.url).pathname;
 /** The issue's ceiling on arrow's own resident memory. */
@@ -249,14 +250,17 @@ export function rawControl(text: string): string | null {
   return m ? `U+${m[0].charCodeAt(0).toString(16).padStart(4, "0")} at ${m.index}` : null;
 }
 
-/** Live (non-zombie) processes whose command line contains `needle`, this one excluded. */
+/**
+ * Live (non-zombie) processes whose command line contains `needle`, this one excluded; a bubblewrap
+ * process counts by what it runs, not by the mounts it lists (helpers/procs.ts `commandLine`).
+ */
 export function processesMatching(needle: string): number[] {
   const out: number[] = [];
   for (const d of Deno.readDirSync("/proc")) {
     if (!/^\d+$/.test(d.name) || Number(d.name) === Deno.pid) continue;
     try {
       if (/\) Z /.test(Deno.readTextFileSync(`/proc/${d.name}/stat`))) continue;
-      if (Deno.readTextFileSync(`/proc/${d.name}/cmdline`).includes(needle)) out.push(Number(d.name));
+      if (commandLine(Number(d.name)).includes(needle)) out.push(Number(d.name));
     } catch {
       // gone meanwhile
     }

@@ -5,6 +5,20 @@
  * @module
  */
 
+/**
+ * A process's command line as NUL-joined text, with a bubblewrap process's own options left out: bwrap
+ * lists every top-level entry of /tmp and $HOME as a mount to bind back (runtime/bwrap.ts), so every
+ * sandboxed worker on the machine would otherwise "mention" every temporary directory of every test. What
+ * it runs (after `--`) is kept.
+ */
+export function commandLine(pid: number): string {
+  const cmd = Deno.readTextFileSync(`/proc/${pid}/cmdline`);
+  const argv = cmd.split("\0");
+  if (!/(^|\/)bwrap$/.test(argv[0] ?? "")) return cmd;
+  const dash = argv.indexOf("--");
+  return dash < 0 ? argv[0]! : [argv[0], ...argv.slice(dash + 1)].join("\0");
+}
+
 /** Pids of live processes whose command line or environment mentions `needle` (this process excluded). */
 export function processesMentioning(needle: string): number[] {
   const out: number[] = [];
@@ -13,7 +27,7 @@ export function processesMentioning(needle: string): number[] {
     try {
       const stat = Deno.readTextFileSync(`/proc/${d.name}/stat`);
       if (/\) Z /.test(stat)) continue;
-      const cmd = Deno.readTextFileSync(`/proc/${d.name}/cmdline`);
+      const cmd = commandLine(Number(d.name));
       let env = "";
       try {
         env = Deno.readTextFileSync(`/proc/${d.name}/environ`);
