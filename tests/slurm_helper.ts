@@ -12,6 +12,12 @@ export const CLUSTER_SH = new URL("../scripts/slurm/cluster.sh", import.meta.url
 const DIR = Deno.env.get("ARROW_SLURM_DIR") ?? "/tmp/arrow-slurm";
 const PATH = `${Deno.env.get("PATH") ?? "/usr/bin:/bin"}:/usr/sbin`;
 
+/**
+ * Time a test's Slurm client waits for one command. The product's default (5 s) is what a tick can afford;
+ * tests run beside a busy suite on two cores, where slurmctld answers late but does answer.
+ */
+export const LOADED_MS = 30_000;
+
 export interface Cluster {
   /** SLURM_CONF of a live cluster, or null. */
   conf: string | null;
@@ -19,16 +25,20 @@ export interface Cluster {
   reason: string | null;
 }
 
+/**
+ * Why the cluster cannot take jobs, or null. A node finishing another test file's jobs shows as "comp"
+ * (completing): it is up. On a busy suite slurmctld answers late, so sinfo gets LOADED_MS.
+ */
 async function answers(conf: string): Promise<string | null> {
   const r = await execBounded("sinfo", ["--noheader", "--format=%t"], {
     env: { PATH, SLURM_CONF: conf },
-    timeoutMs: 5000,
+    timeoutMs: LOADED_MS,
     maxBytes: 4096,
   }).catch((e) => ({ code: null, stdout: "", stderr: String(e), timedOut: false }));
-  if (r.code === 0 && /idle|mix|alloc/.test(r.stdout)) return null;
+  if (r.code === 0 && /idle|mix|alloc|comp/.test(r.stdout)) return null;
   return r.timedOut
-    ? "sinfo gave no answer in 5 s"
-    : (r.stderr || r.stdout || `exit ${r.code}`).slice(0, 200);
+    ? `sinfo gave no answer in ${LOADED_MS / 1000} s`
+    : `sinfo says ${JSON.stringify((r.stderr || r.stdout || `exit ${r.code}`).trim().slice(0, 200))}`;
 }
 
 function installed(): boolean {
@@ -110,9 +120,3 @@ if (cluster.reason) console.log(`Slurm tests ignored: ${cluster.reason}`);
 
 /** Environment for jobs in the tests: enough to find sh, sleep and python3. */
 export const JOB_ENV = { PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C.UTF-8" };
-
-/**
- * Time a test's Slurm client waits for one command. The product's default (5 s) is what a tick can afford;
- * tests run beside a busy suite on two cores, where slurmctld answers late but does answer.
- */
-export const LOADED_MS = 30_000;
