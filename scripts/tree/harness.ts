@@ -18,6 +18,13 @@
  * artifact cannot forge them. Exit 0 done, 3 the artifact's code failed (its lesson is the message), 2 bad
  * input.
  *
+ * - `serve` (a long-lived slot, src/tree/server.ts): the same jobs, one after another, each read from stdin
+ *   as a JSON line `{"args": [mode, task, dev, scope, node, features?], "nonce", "progress"}`; each ends with
+ *   the line `<nonce> end {"exit": N}` on stdout. Nothing of a job outlives it but this process's own
+ *   code: the artifact's code still runs only in per-fit workers, ended after their fit, so a slot saves
+ *   the start-up of a process (and of the toolkit's modules) per job, and changes nothing the artifact can
+ *   reach. A slot that hangs or runs over is killed whole by Arrow and replaced.
+ *
  * @module
  */
 import {
@@ -78,12 +85,25 @@ function writeAll(f: Deno.FsFile, text: string): void {
   for (let off = 0; off < bytes.length;) off += f.writeSync(bytes.subarray(off));
 }
 
-function fail(code: number, message: string, results: Deno.FsFile | null, nonce: string | null): never {
+/** How a job ended early: its exit code (2 bad input, 3 the artifact's code failed). */
+class JobEnd extends Error {
+  constructor(readonly code: number, message: string) {
+    super(message);
+  }
+}
+
+function fail(
+  code: number,
+  message: string,
+  results: Deno.FsFile | null,
+  nonce: string | null,
+  node = "",
+): never {
   const reason = message.slice(0, 2000);
-  if (results) writeAll(results, JSON.stringify({ node: Deno.args[4] ?? "", error: reason }) + "\n");
+  if (results) writeAll(results, JSON.stringify({ node, error: reason }) + "\n");
   if (nonce) stdout(enc.encode(`${nonce} ${JSON.stringify({ error: reason })}\n`));
   stderr(enc.encode(`${reason}\n`));
-  Deno.exit(code);
+  throw new JobEnd(code, reason);
 }
 
 function finite(values: ArrayLike<number>): number[] {
@@ -104,7 +124,7 @@ interface StepsRun {
  * is loaded (a sign of life for the hang clock). Only the worker's own replies count: anything else posted
  * is ignored, and rows that do not fit are refused by the pipeline like any transform's output.
  */
-function stepsWorker(init: StepsInit, onLoaded: () => void): StepsRun {
+function stepsWorker(init: StepsInit, onLoaded: () => void, live: Set<Worker>): StepsRun {
   const w = new Worker(WORKER, {
     type: "module",
     deno: {
@@ -142,16 +162,46 @@ function stepsWorker(init: StepsInit, onLoaded: () => void): StepsRun {
     settle({ phase: "failed", code: 3, message: String(e.message).slice(0, 2000) });
   };
   w.postMessage(init);
+  live.add(w);
   return {
     run: (train, other) => {
       w.postMessage({ kind: "rows", train, other } satisfies StepsJob);
-      return reply.finally(() => w.terminate());
+      return reply.finally(() => {
+        w.terminate();
+        live.delete(w);
+      });
     },
   };
 }
 
-async function main(): Promise<void> {
-  const [mode, taskPath, devPath, scope, node, featuresPath] = Deno.args as [
+/**
+ * One job: `args` as on the command line, `nonce` (null for an executor) to sign printed results with,
+ * `progressPath` where a child without metrics logs its signs of life. Returns the exit code.
+ */
+async function runJob(args: string[], nonce: string | null, progressPath: string | null): Promise<number> {
+  const opened: Deno.FsFile[] = [];
+  const live = new Set<Worker>();
+  try {
+    await job(args, nonce, progressPath, opened, live);
+    return 0;
+  } catch (e) {
+    if (e instanceof JobEnd) return e.code;
+    throw e;
+  } finally {
+    // A worker started ahead for a fit that never came (the job failed first) ends with the job.
+    for (const w of live) w.terminate();
+    for (const f of opened) f.close();
+  }
+}
+
+async function job(
+  args: string[],
+  nonce: string | null,
+  progressPath: string | null,
+  opened: Deno.FsFile[],
+  live: Set<Worker>,
+): Promise<void> {
+  const [mode, taskPath, devPath, scope, node, featuresPath] = args as [
     Mode,
     string,
     string,
@@ -167,9 +217,6 @@ async function main(): Promise<void> {
       null,
     );
   }
-  const nonce = mode === "execute" ? null : readNonce();
-  // A standby whose line never came (its executor failed): nothing to do.
-  if (nonce === "") Deno.exit(0);
   const t0 = performance.now();
   const task = JSON.parse(Deno.readTextFileSync(taskPath)) as TaskFile;
   const table = readCsvFile(devPath, { types: task.kinds });
@@ -184,15 +231,17 @@ async function main(): Promise<void> {
   }
   const splits = splitsFromJson(task.splits, table.nRows);
   const manifest = parseArtifact(JSON.parse(Deno.readTextFileSync(`${scope}/artifact.json`)));
+  const keep = (f: Deno.FsFile) => (opened.push(f), f);
   const metrics = mode === "execute"
-    ? Deno.openSync(`${scope}/metrics.jsonl`, { append: true, create: true })
+    ? keep(Deno.openSync(`${scope}/metrics.jsonl`, { append: true, create: true }))
     : null;
   const results = mode === "execute"
-    ? Deno.openSync(`${scope}/results.json`, { write: true, create: true, truncate: true })
+    ? keep(Deno.openSync(`${scope}/results.json`, { write: true, create: true, truncate: true }))
     : null;
   // Signs of life for the hang clock: metrics lines (executor) or lines in the progress file Arrow named.
-  const progressPath = mode === "execute" ? undefined : Deno.env.get("ARROW_PROGRESS");
-  const progressFile = progressPath ? Deno.openSync(progressPath, { append: true, create: true }) : null;
+  const progressFile = mode !== "execute" && progressPath
+    ? keep(Deno.openSync(progressPath, { append: true, create: true }))
+    : null;
   let loadedOnce = false;
   const progress = (what: Record<string, unknown>) => {
     const f = metrics ?? progressFile;
@@ -207,7 +256,7 @@ async function main(): Promise<void> {
   const init: StepsInit = { kind: "init", scope, steps: manifest.steps, target: task.target };
   const jobs = mode === "predict" ? 1 : splits.folds.length;
   let started = 0;
-  let ahead = manifest.steps.length ? stepsWorker(init, onLoaded) : null;
+  let ahead = manifest.steps.length ? stepsWorker(init, onLoaded, live) : null;
   if (!ahead) onLoaded();
   const model = { ...manifest.model, seed: task.seed };
   /** Fits the artifact on `train` rows of the dev table and predicts `rows` of `other`. */
@@ -216,9 +265,9 @@ async function main(): Promise<void> {
     let transform: FeatureTransform | null = null;
     if (ahead) {
       const w = ahead;
-      ahead = started < jobs ? stepsWorker(init, onLoaded) : null;
+      ahead = started < jobs ? stepsWorker(init, onLoaded, live) : null;
       const r = await w.run(toRows(table, train), toRows(other, rows, [task.target]));
-      if (r.phase === "failed") fail(r.code, r.message, results, nonce);
+      if (r.phase === "failed") fail(r.code, r.message, results, nonce, node);
       transform = {
         fit: () => null,
         fitTransform: () => ({ state: null, rows: r.train }),
@@ -230,7 +279,7 @@ async function main(): Promise<void> {
       return predictPipeline(fitPipeline(table, train, spec), other, rows, spec);
     } catch (e) {
       if (e instanceof TransformError || e instanceof RangeError || e instanceof TypeError) {
-        fail(3, e.message, results, nonce);
+        fail(3, e.message, results, nonce, node);
       }
       throw e;
     }
@@ -287,5 +336,35 @@ async function main(): Promise<void> {
   );
 }
 
-await main();
-Deno.exit(0);
+/** `serve`: jobs from stdin, one JSON line each, until stdin ends. */
+async function serve(): Promise<void> {
+  const lines = Deno.stdin.readable.pipeThrough(new TextDecoderStream());
+  let buffered = "";
+  for await (const chunk of lines) {
+    buffered += chunk;
+    for (let at = buffered.indexOf("\n"); at >= 0; at = buffered.indexOf("\n")) {
+      const line = buffered.slice(0, at);
+      buffered = buffered.slice(at + 1);
+      if (!line.trim()) continue;
+      const j = JSON.parse(line) as { args: string[]; nonce: string; progress: string | null };
+      let code = 1;
+      try {
+        code = await runJob(j.args, j.args[0] === "execute" ? null : j.nonce, j.progress);
+      } catch (e) {
+        // The harness' own failure (an unreadable file, a bug): this job fails, the slot goes on.
+        stderr(enc.encode(`${e instanceof Error ? e.stack ?? e.message : String(e)}\n`));
+      }
+      stdout(enc.encode(`${j.nonce} end ${JSON.stringify({ exit: code })}\n`));
+    }
+  }
+}
+
+if (Deno.args[0] === "serve") {
+  await serve();
+  Deno.exit(0);
+}
+const oneNonce = Deno.args[0] === "execute" ? null : readNonce();
+// A standby whose line never came (its executor failed): nothing to do.
+if (oneNonce === "") Deno.exit(0);
+const progressEnv = Deno.args[0] === "execute" ? null : Deno.env.get("ARROW_PROGRESS") ?? null;
+Deno.exit(await runJob(Deno.args, oneNonce, progressEnv));

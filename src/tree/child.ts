@@ -11,7 +11,7 @@ import { inside, resolvePath } from "../runtime/audit.ts";
 import { CpuWait } from "../runtime/cpu_wait.ts";
 import { spawn, type Spawned, stopGroup } from "../runtime/proc.ts";
 import type { ProcJournal } from "../runtime/proc_journal.ts";
-import { readRegular } from "../runtime/safe_read.ts";
+import { readRange, readRegular } from "../runtime/safe_read.ts";
 import { JsonlTail } from "../runtime/tail.ts";
 import { K_FREEZE } from "../thresholds.ts";
 import type { ChildCommand } from "./sandbox.ts";
@@ -32,6 +32,8 @@ export interface ChildOutcome {
   activeMs: number;
   /** A standby cancelled before it was given its line. */
   cancelled: boolean;
+  /** What a slot's job signed its printed results with (server.ts); a child's is the caller's own. */
+  nonce?: string;
 }
 
 export interface WatchOptions {
@@ -63,9 +65,18 @@ const dec = new TextDecoder();
 
 /** Permission checks outside the grants: reads, writes and network, deduplicated in log order. */
 export function auditEscapes(path: string, cmd: ChildCommand, stoppedBy: string): Escape[] {
+  return auditRows(new JsonlTail(path).read(), cmd, stoppedBy);
+}
+
+/** `auditEscapes` over audit rows already read (a slot's rows of one job). */
+export function auditRows(
+  rows: readonly Record<string, unknown>[],
+  cmd: Pick<ChildCommand, "cwd" | "read" | "write">,
+  stoppedBy: string,
+): Escape[] {
   const out: Escape[] = [];
   const seen = new Set<string>();
-  for (const row of new JsonlTail(path).read()) {
+  for (const row of rows) {
     const perm = row.permission, value = row.value;
     if (typeof value !== "string") continue;
     let e: Escape | null = null;
@@ -82,11 +93,24 @@ export function auditEscapes(path: string, cmd: ChildCommand, stoppedBy: string)
   return out;
 }
 
-/** The last `n` lines of a log (each cut to 500 characters), read bounded. */
-export function tail(path: string, n = 8): string[] {
-  const r = readRegular(path, 1 << 20);
-  if (!r.ok) return [];
-  return dec.decode(r.bytes).split("\n").map((l) => l.trimEnd()).filter(Boolean).slice(-n).map((l) =>
+/**
+ * The last `n` lines of a log (each cut to 500 characters), read bounded; with `from`, only what was
+ * written from that byte on (a slot's log during one job), at most its last MiB.
+ */
+export function tail(path: string, n = 8, from?: number): string[] {
+  let bytes: Uint8Array;
+  if (from === undefined) {
+    const r = readRegular(path, 1 << 20);
+    if (!r.ok) return [];
+    bytes = r.bytes;
+  } else {
+    const end = readRange(path, 0, 0);
+    if (!end.ok) return [];
+    const r = readRange(path, Math.max(from, end.size - (1 << 20)), 1 << 20);
+    if (!r.ok) return [];
+    bytes = r.bytes;
+  }
+  return dec.decode(bytes).split("\n").map((l) => l.trimEnd()).filter(Boolean).slice(-n).map((l) =>
     l.slice(0, 500)
   );
 }

@@ -15,7 +15,8 @@ import { createHash } from "node:crypto";
 import { parseBounded } from "../runtime/bounded_json.ts";
 import type { ProcJournal } from "../runtime/proc_journal.ts";
 import { readRegular } from "../runtime/safe_read.ts";
-import { runChild, signedLine } from "./child.ts";
+import { type ChildOutcome, runChild, signedLine } from "./child.ts";
+import type { SlotPool } from "./server.ts";
 import type { TreeData } from "./data.ts";
 import { scoreFolds } from "./predictions.ts";
 import { childCommand, type SandboxContext } from "./sandbox.ts";
@@ -29,6 +30,8 @@ export interface ExecutorWorld {
   signal?: AbortSignal;
   /** Run the executor as a Slurm job through this client (job_child.ts); absent: a local child. */
   slurm?: SlurmClient | null;
+  /** Long-lived harness slots (server.ts) for local jobs; absent: a fresh child per job. */
+  slots?: SlotPool | null;
 }
 
 export interface ExecRun {
@@ -155,14 +158,19 @@ export async function runExecutor(w: ExecutorWorld, s: TreeState, id: string): P
   // never left waiting.
   const cmd = childCommand(w.sandbox, "execute", id, scope, `${auditDir}/execute.jsonl`);
   const metrics = `${scope}/metrics.jsonl`;
+  const slots = w.slots ?? null;
+  const slotJob = { node: id, scope, observeMs: s.config.observeMs, signal: w.signal };
   const executing = w.slurm
     ? runJobChild(w.slurm, cmd, { ...watch, label, metrics, run: basename(w.runDir), attempt: n.attempt })
+    : slots
+    ? slots.run({ ...slotJob, mode: "execute", label, wallMs: s.config.wallMs })
     : runChild(cmd, { ...watch, label, metrics });
   let go: (line: string | null) => void = () => {};
   // The recomputation does the executor's work again: it may take a few times as long, not a wall budget.
   const activeLimit = { ms: s.config.wallMs };
   const nonce = crypto.randomUUID();
-  const standby = runChild(
+  // With slots, the recomputation runs on a warm recomputation slot once asked; without, a standby child.
+  const standby: Promise<ChildOutcome> | null = slots ? null : runChild(
     childCommand(w.sandbox, "recompute", id, scope, `${auditDir}/recompute.jsonl`),
     {
       ...watch,
@@ -174,7 +182,7 @@ export async function runExecutor(w: ExecutorWorld, s: TreeState, id: string): P
   );
   const cancel = async () => {
     go(null);
-    await standby;
+    if (standby) await standby;
   };
   const out = await executing;
   const sign = s.config.direction === "maximize" ? 1 : -1;
@@ -204,11 +212,22 @@ export async function runExecutor(w: ExecutorWorld, s: TreeState, id: string): P
     return { result, childMs, fitMs };
   }
   activeLimit.ms = Math.min(s.config.wallMs, Math.max(RECOMPUTE_FLOOR_MS, 3 * out.wallMs));
-  go(nonce);
-  const rec = await standby;
+  let rec: ChildOutcome, signedBy: string = nonce;
+  if (standby) {
+    go(nonce);
+    rec = await standby;
+  } else {
+    rec = await slots!.run({
+      ...slotJob,
+      mode: "recompute",
+      label: `${label}.recompute`,
+      wallMs: activeLimit.ms,
+    });
+    signedBy = rec.nonce ?? "";
+  }
   childMs += rec.activeMs;
   const { task } = w.data;
-  const line = signedLine(rec.stdout, nonce);
+  const line = signedLine(rec.stdout, signedBy);
   const folds = task.splits.folds.map((f) => f.valid);
   const scored = line.ok ? scoreFolds(line.text, task.target, folds, task.metric) : line;
   if (line.ok) fitMs += Number(/"fit_ms":\s*([0-9.eE+-]+)/.exec(line.text.slice(-200))?.[1] ?? 0) || 0;

@@ -12,7 +12,8 @@
  */
 import type { Prediction, Rows, Table } from "../tabular/mod.ts";
 import { score, writeCsv } from "../tabular/mod.ts";
-import { runChild, signedLine, type WatchOptions } from "./child.ts";
+import { type ChildOutcome, runChild, signedLine, type WatchOptions } from "./child.ts";
+import type { SlotPool } from "./server.ts";
 import type { TreeData } from "./data.ts";
 import { labelsOf, readPrediction } from "./predictions.ts";
 import { materialize } from "./executor.ts";
@@ -59,6 +60,8 @@ export class MergeGate {
     readonly data: TreeData,
     readonly sandbox: SandboxContext,
     readonly watch: Omit<WatchOptions, "label" | "stdin" | "metrics">,
+    /** Long-lived prediction slots (server.ts); absent: a fresh child per prediction. */
+    readonly slots: SlotPool | null = null,
   ) {}
 
   /** Held-out score of node `node`'s artifact (one counted query when it yields a score), and its paired
@@ -154,10 +157,24 @@ export class MergeGate {
     const audit = `${dir}/audit/permissions.jsonl`;
     Deno.mkdirSync(`${dir}/audit`, { recursive: true });
     Deno.writeTextFileSync(features, writeCsv(featuresOnly(table, task.target.name), rows));
-    const nonce = crypto.randomUUID();
     try {
       const cmd = childCommand(this.sandbox, "predict", node, scope, audit, features);
-      const out = await runChild(cmd, { ...this.watch, label, stdin: nonce, progress: true });
+      let nonce: string = crypto.randomUUID();
+      let out: ChildOutcome;
+      if (this.slots) {
+        const w = this.watch;
+        out = await this.slots.run({
+          mode: "predict",
+          node,
+          scope,
+          features,
+          label,
+          observeMs: w.observeMs,
+          wallMs: w.wallMs,
+          signal: w.signal,
+        });
+        nonce = out.nonce ?? "";
+      } else out = await runChild(cmd, { ...this.watch, label, stdin: nonce, progress: true });
       const fitMs = fitMsOf(out.stdout, nonce);
       const base = {
         childMs: out.wallMs,

@@ -17,6 +17,7 @@ import { runExecutor } from "./executor.ts";
 import type { MergeGate } from "./gate.ts";
 import { libraryIdeas } from "./library.ts";
 import type { SandboxContext } from "./sandbox.ts";
+import type { SlotPool } from "./server.ts";
 import { step } from "./step.ts";
 import type { TreeStore } from "./store.ts";
 import type { ExecResult, Hypothesis, TreeAction, TreeEvent, TreeState } from "./types.ts";
@@ -49,6 +50,8 @@ export interface TreeWorld {
   onStep?: (s: TreeState, ev: TreeEvent, incidents: Incident[]) => void;
   /** Executors run as Slurm jobs through this client (`--runtime slurm`); null or absent: locally. */
   slurm?: SlurmClient | null;
+  /** Long-lived harness slots for local jobs (server.ts); null or absent: a fresh child per job. */
+  slots?: SlotPool | null;
 }
 
 interface Performed {

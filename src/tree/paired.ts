@@ -115,6 +115,48 @@ function bootstrap(
   return { gain, se: Math.sqrt(v), n, b: diffs.length };
 }
 
+/**
+ * AUC of a resample given as row counts, without sorting it: the scores are sorted once, and a resample's
+ * Mann–Whitney U is summed over tie groups in that order (each positive counts the negatives below it and
+ * half of those tied with it) — exactly the rank-sum with average ranks that `score` computes on the
+ * expanded resample (every term is a small half-integer, so the two agree to the last bit). Multiclass is
+ * the mean over classes with both sides present, one-vs-rest, as `score` does it.
+ */
+function aucOfCounts(y: Float64Array, p: Prediction): (w: Float64Array) => number {
+  const n = y.length;
+  const classes = p.k === 1 ? [1] : Array.from({ length: p.k }, (_, c) => c);
+  const sorted = classes.map((c) => {
+    const s = p.k === 1 ? p.values : Float64Array.from({ length: n }, (_, i) => p.values[i * p.k + c]!);
+    const order = Int32Array.from({ length: n }, (_, i) => i).sort((a, b) => s[a]! - s[b]!);
+    // Where each tie group ends (exclusive), in sorted order.
+    const ends: number[] = [];
+    for (let i = 0; i < n; i++) if (i + 1 === n || s[order[i + 1]!] !== s[order[i]!]) ends.push(i + 1);
+    return { c, order, ends };
+  });
+  return (w) => {
+    let sum = 0, used = 0;
+    for (const { c, order, ends } of sorted) {
+      let u = 0, below = 0, nPos = 0, nNeg = 0, at = 0;
+      for (const end of ends) {
+        let pos = 0, neg = 0;
+        for (; at < end; at++) {
+          const r = order[at]!;
+          if (y[r] === c) pos += w[r]!;
+          else neg += w[r]!;
+        }
+        u += pos * (below + neg / 2);
+        below += neg;
+        nPos += pos;
+        nNeg += neg;
+      }
+      if (nPos === 0 || nNeg === 0) continue;
+      sum += u / (nPos * nNeg);
+      used++;
+    }
+    return used ? sum / used : NaN;
+  };
+}
+
 /** Every resample scored from scratch: AUC's way, and the reference the per-row path is tested against. */
 function rescoring(metric: MetricName, y: Float64Array, c: Prediction, inc: Prediction, sign: 1 | -1) {
   const ys = new Float64Array(y.length);
@@ -141,6 +183,15 @@ export function pairedBootstrap(
 ): PairedGain {
   const n = y.length;
   const gain = sign * (score(metric, y, candidate) - score(metric, y, incumbent));
+  if (metric === "auc" && !rescore) {
+    const ac = aucOfCounts(y, candidate), ai = aucOfCounts(y, incumbent);
+    const w = new Float64Array(n);
+    return bootstrap(y, candidate.task, seed, resamples, gain, (idx) => {
+      w.fill(0);
+      for (let i = 0; i < idx.length; i++) w[idx[i]!]! += 1;
+      return sign * (ac(w) - ai(w));
+    });
+  }
   const tc = rescore ? null : rowTerms(metric, y, candidate);
   const ti = rescore ? null : rowTerms(metric, y, incumbent);
   if (!tc || !ti) {

@@ -24,6 +24,7 @@ const probs = (k: number): Prediction => {
     values: k === 2 ? values.filter((_, j) => j % 2 === 1) : values,
   };
 };
+const tied = (p: Prediction): Prediction => ({ ...p, values: p.values.map((v) => Math.round(v * 4) / 4) });
 const reg = (y: Float64Array, noise: number): Prediction => ({
   task: "regression",
   k: 1,
@@ -39,9 +40,13 @@ Deno.test("pairedBootstrap() per-row sums give the numbers of rescoring every re
     ["mae", yReg, reg(yReg, 2), reg(yReg, 3)],
     ["rmse", yReg, reg(yReg, 2), reg(yReg, 3)],
     ["r2", yReg, reg(yReg, 2), reg(yReg, 3)],
+    ["auc", labels(2), probs(2), probs(2)],
+    ["auc", labels(3), probs(3), probs(3)],
+    // Tied scores (half ranks) on both sides.
+    ["auc", labels(2), tied(probs(2)), tied(probs(2))],
   ];
   for (const [metric, y, c, inc] of cases) {
-    const sign = metric === "accuracy" || metric === "r2" ? 1 : -1;
+    const sign = metric === "accuracy" || metric === "r2" || metric === "auc" ? 1 : -1;
     const fast = pairedBootstrap(metric, y, c, inc, sign, 5, 300);
     const slow = pairedBootstrap(metric, y, c, inc, sign, 5, 300, true);
     equal(fast.gain, slow.gain, metric);

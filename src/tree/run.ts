@@ -16,6 +16,7 @@ import { METRICS } from "../tabular/mod.ts";
 import { TREE_FILES, TreeBlackBox } from "./blackbox.ts";
 import { dataFiles, loadData, type TreeData, writeDataFiles } from "./data.ts";
 import { MergeGate } from "./gate.ts";
+import { SlotPool } from "./server.ts";
 import { begin, drive, type Ideator, LIBRARY, type TreeWorld } from "./loop.ts";
 import { TOOLKIT_DIR } from "./sandbox.ts";
 import { foldEvents, initialState } from "./step.ts";
@@ -44,6 +45,11 @@ export interface TreeRunOptions {
   llm?: Ideator;
   signal?: AbortSignal;
   onStep?: TreeWorld["onStep"];
+  /**
+   * Local jobs on long-lived harness slots (server.ts), the default; false: a fresh child process per job
+   * (what the benchmark compares against).
+   */
+  slots?: boolean;
   /** Executors as Slurm jobs (`--runtime slurm`); absent: local children. */
   slurm?: SlurmClient | null;
 }
@@ -68,7 +74,7 @@ function world(
   data: TreeData,
   state: TreeState,
   store: TreeStore,
-  o: Pick<TreeRunOptions, "bwrap" | "llm" | "signal" | "onStep" | "slurm">,
+  o: Pick<TreeRunOptions, "bwrap" | "llm" | "signal" | "onStep" | "slurm" | "slots">,
 ): TreeWorld {
   const files = dataFiles(runDir);
   const sandbox = {
@@ -90,6 +96,10 @@ function world(
   };
   const ideator = state.config.ideator === "llm" ? o.llm : LIBRARY;
   if (!ideator) throw new TypeError("Cannot run the LLM ideator: no LLM client was given");
+  const slots = o.slots === false ? null : new SlotPool(sandbox, journal, watch.logDir);
+  // Warm before the first cycle: an executor and a recomputation slot per executor, one prediction slot.
+  const e = state.config.executors;
+  slots?.warm({ ...(o.slurm ? {} : { execute: e }), recompute: e, predict: 1 });
   return {
     runDir,
     data,
@@ -97,7 +107,8 @@ function world(
     journal,
     store,
     box: new TreeBlackBox(runDir),
-    gate: new MergeGate(data, sandbox, watch),
+    gate: new MergeGate(data, sandbox, watch, slots),
+    slots,
     ideator,
     signal: o.signal,
     onStep: o.onStep,
@@ -129,9 +140,13 @@ export async function startTree(o: TreeRunOptions): Promise<TreeOutcome> {
   const store = TreeStore.create(`${o.runDir}/${TREE_FILES.db}`, { config: canonical(config), data: o.data });
   try {
     const w = world(o.runDir, o.runsDir, data, state, store, o);
-    begin(store, w.box, state);
-    const end = await drive(w, state);
-    return { state: end, incidents: store.incidents(), runDir: o.runDir, gateReads: w.gate.reads };
+    try {
+      begin(store, w.box, state);
+      const end = await drive(w, state);
+      return { state: end, incidents: store.incidents(), runDir: o.runDir, gateReads: w.gate.reads };
+    } finally {
+      await w.slots?.close();
+    }
   } finally {
     store.close();
   }
@@ -155,7 +170,7 @@ export function reopen(store: TreeStore): Reopened {
 /** Continues the run in `runDir` from its last persisted step. */
 export async function resumeTree(
   runDir: string,
-  o: Pick<TreeRunOptions, "runsDir" | "bwrap" | "llm" | "signal" | "onStep" | "slurm">,
+  o: Pick<TreeRunOptions, "runsDir" | "bwrap" | "llm" | "signal" | "onStep" | "slurm" | "slots">,
 ): Promise<TreeOutcome & { reopened: Reopened }> {
   const store = TreeStore.open(`${runDir}/${TREE_FILES.db}`);
   try {
@@ -173,11 +188,15 @@ export async function resumeTree(
       }
     }
     writeDataFiles(runDir, data, state.config.seed);
+    await new ProcJournal(runDir).stopLeftovers();
     const w = world(runDir, o.runsDir, data, state, store, o);
-    w.box.rebuild(events, events.map((_, i) => i), store.incidents(), state);
-    await w.journal.stopLeftovers();
-    const end = await drive(w, state);
-    return { state: end, incidents: store.incidents(), runDir, gateReads: w.gate.reads, reopened };
+    try {
+      w.box.rebuild(events, events.map((_, i) => i), store.incidents(), state);
+      const end = await drive(w, state);
+      return { state: end, incidents: store.incidents(), runDir, gateReads: w.gate.reads, reopened };
+    } finally {
+      await w.slots?.close();
+    }
   } finally {
     store.close();
   }

@@ -189,3 +189,48 @@ export function childCommand(
     sandbox: "bwrap+deno",
   };
 }
+
+/** The directories a slot of `role` works in: executors' scopes, or the gate's copies and features. */
+export function slotRoots(ctx: SandboxContext, role: ChildMode): { scope: string; extra: string[] } {
+  return role === "predict"
+    ? { scope: `${ctx.runDir}/gate`, extra: [`${ctx.runDir}/.arrow/gate`] }
+    : { scope: `${ctx.runDir}/nodes`, extra: [] };
+}
+
+/**
+ * The command of a long-lived slot (server.ts): the harness in `serve` mode, under the lane of its role —
+ * an executor slot may write under nodes/, a recomputation slot only reads there, a prediction slot alone
+ * reads the gate's copies and features; each writes its progress file. Every job is still checked against
+ * what that job alone was granted (`childCommand`'s lists).
+ */
+export function serverCommand(
+  ctx: SandboxContext,
+  role: ChildMode,
+  audit: string,
+  progress: string,
+): ChildCommand {
+  const { scope, extra } = slotRoots(ctx, role);
+  for (const d of [scope, ...extra]) Deno.mkdirSync(d, { recursive: true });
+  const read = [ctx.dataDir, scope, ...extra, TOOLKIT_DIR, HARNESS_DIR];
+  const write = role === "execute" ? [scope, progress] : [progress];
+  const deno = [
+    ...DENO_FLAGS,
+    `--allow-read=${read.join(",")}`,
+    `--allow-write=${write.join(",")}`,
+    HARNESS,
+    "serve",
+  ];
+  const dd = denoDir();
+  const env: Record<string, string> = {
+    DENO_AUDIT_PERMISSIONS: audit,
+    NO_COLOR: "1",
+    RUST_BACKTRACE: "0",
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    ...(dd ? { DENO_DIR: dd } : {}),
+    ...(Deno.env.get("HOME") ? { HOME: Deno.env.get("HOME")! } : {}),
+  };
+  const base = { env, cwd: scope, audit, progress, read, write };
+  if (!ctx.bwrap) return { ...base, cmd: Deno.execPath(), args: deno, sandbox: "deno" };
+  const box = treeBwrapArgs(ctx, scope, role === "execute", extra, audit);
+  return { ...base, cmd: ctx.bwrap, args: [...box, "--", Deno.execPath(), ...deno], sandbox: "bwrap+deno" };
+}
