@@ -84,6 +84,11 @@ interface One {
   cycles: number;
   wallPerCycleMs: number;
   overheadPerCycleMs: number;
+  /**
+   * Wall time per cycle that is not model fitting, children's start-up, loading and data handling included
+   * (fit times of parallel executors add up, so this is meaningful with one executor).
+   */
+  nonFitPerCycleMs: number;
   cpuPerCycleMs: number;
   loopPerCycleMs: number;
   /** Coordinator overhead per cycle by step kind (ideation, executors, merge gate). */
@@ -104,7 +109,7 @@ async function once(
   dataset: string,
   method: string,
   seed: number,
-  o: { cycles: number; executors: number; bwrap: string | null; tmp: string },
+  o: { cycles: number; executors: number; bwrap: string | null; tmp: string; slots: boolean },
 ): Promise<One> {
   const runDir = `${o.tmp}/${dataset}-${method}-${seed}`;
   const m = METHODS[method]!;
@@ -124,6 +129,7 @@ async function once(
     observeMs: 10_000,
     wallMs: 600_000,
     bwrap: o.bwrap,
+    slots: o.slots,
   });
   const wall = performance.now() - t0;
   const s = out.state;
@@ -139,6 +145,7 @@ async function once(
   const cpu = inCycles.reduce((a, t) => a + t.cpu_ms, 0);
   const loop = inCycles.reduce((a, t) => a + t.loop_ms, 0);
   const cycleWall = inCycles.reduce((a, t) => a + t.wall_ms, 0);
+  const cycleFit = inCycles.reduce((a, t) => a + t.fit_ms, 0);
   const overheadByKind: Record<string, number> = { proposed: 0, executed: 0, gated: 0 };
   for (const t of inCycles) overheadByKind[t.kind] = (overheadByKind[t.kind] ?? 0) + t.overhead_ms / cycles;
   const r: One = {
@@ -156,6 +163,7 @@ async function once(
     cycles,
     wallPerCycleMs: cycleWall / cycles,
     overheadPerCycleMs: overhead / cycles,
+    nonFitPerCycleMs: (cycleWall - cycleFit) / cycles,
     cpuPerCycleMs: cpu / cycles,
     loopPerCycleMs: loop / cycles,
     overheadByKind,
@@ -221,6 +229,8 @@ if (import.meta.main) {
       executors: { type: "string", default: "2" },
       out: { type: "string", default: `${ROOT}dist/bench_tree.json` },
       "no-bwrap": { type: "boolean", default: false },
+      /** A fresh child per job instead of long-lived slots (the comparison for the slots' gain). */
+      "no-slots": { type: "boolean", default: false },
     },
   });
   const datasets = values.datasets!.split(",");
@@ -236,7 +246,9 @@ if (import.meta.main) {
   try {
     for (const d of datasets) {
       for (let seed = 0; seed < seeds; seed++) {
-        for (const m of methods) results.push(await once(d, m, seed, { cycles, executors, bwrap, tmp }));
+        for (const m of methods) {
+          results.push(await once(d, m, seed, { cycles, executors, bwrap, tmp, slots: !values["no-slots"] }));
+        }
       }
     }
     // The probe needs a run's data files: one tiny run of the first dataset, kept for it.
@@ -314,7 +326,14 @@ if (import.meta.main) {
         (deno.wallMs - deno.fitMs).toFixed(0)
       } ms` +
         (boxed ? `, bubblewrap + Deno ${(boxed.wallMs - boxed.fitMs).toFixed(0)} ms` : "") +
-        `; every hypothesis costs two (executor, recomputation), a gate query one.`,
+        `; every hypothesis costs two (executor, recomputation), a gate query one` +
+        (values["no-slots"]
+          ? " (this run: a fresh child per job)."
+          : " — without slots (--no-slots); with them, none."),
+      `Wall time per cycle that is not model fitting (children's start-up, loading and data handling ` +
+        `included; meaningful with --executors 1): median ${
+          median(results.map((r) => r.nonFitPerCycleMs)).toFixed(1)
+        } ms.`,
       `Total ${((performance.now() - t0) / 1000).toFixed(0)} s.`,
     );
     console.log(lines.join("\n"));
