@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { SandboxContext } from "../src/tree/sandbox.ts";
 import { initialState } from "../src/tree/step.ts";
 import type {
   DatasetInfo,
@@ -104,4 +105,22 @@ export function hyp(key: string, family: Hypothesis["family"] = "ratio"): Hypoth
 /** Folds events from a fresh start, returning every intermediate state too. */
 export function run(start: TreeState, events: TreeEvent[]) {
   return foldEvents([{ e: "init", state: start }, ...events]);
+}
+
+/** The sandbox context of a test's run directory `runDir`, whose data files `files` were written there. */
+export function testSandbox(
+  runDir: string,
+  files: { dir: string; task: string; dev: string },
+  csv: string,
+  bwrap: string | null = null,
+): SandboxContext {
+  return {
+    runDir,
+    runsDir: null,
+    dataDir: files.dir,
+    taskFile: files.task,
+    devFile: files.dev,
+    userCsv: csv,
+    bwrap,
+  };
 }

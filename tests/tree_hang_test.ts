@@ -16,7 +16,7 @@ import { type ChildCommand, childCommand } from "../src/tree/sandbox.ts";
 import { initialState, step } from "../src/tree/step.ts";
 import type { TreeEvent, TreeState } from "../src/tree/types.ts";
 import { K_FREEZE } from "../src/thresholds.ts";
-import { fakeConfig, hyp, ok as honest } from "./tree_fake.ts";
+import { fakeConfig, hyp, ok as honest, testSandbox } from "./tree_fake.ts";
 
 const CSV = new URL("./fixtures/tree/small.csv", import.meta.url).pathname;
 const HANGS = Deno.readTextFileSync(new URL("./fixtures/tree/modules/hangs.ts", import.meta.url));
@@ -87,15 +87,7 @@ Deno.test("runChild() calls a silent standby hung only after it was told to go, 
 function hangingRun(tmp: string) {
   const data = loadData(CSV, "label", { seed: 3 });
   const files = writeDataFiles(tmp, data, 3);
-  const ctx = {
-    runDir: tmp,
-    runsDir: null,
-    dataDir: files.dir,
-    taskFile: files.task,
-    devFile: files.dev,
-    userCsv: CSV,
-    bwrap: null,
-  };
+  const ctx = testSandbox(tmp, files, CSV);
   const h = { ...hyp("hangs"), step: { path: "steps/001_hangs.ts", source: HANGS } };
   const events: TreeEvent[] = [
     { e: "executed", results: [honest("n0", [0.7, 0.7, 0.7, 0.7, 0.7])] },

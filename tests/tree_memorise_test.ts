@@ -14,6 +14,7 @@ import { ARTIFACT_FORMAT } from "../src/tree/executor.ts";
 import { ProcJournal } from "../src/runtime/proc_journal.ts";
 import { runChild } from "../src/tree/child.ts";
 import { childCommand } from "../src/tree/sandbox.ts";
+import { testSandbox } from "./tree_fake.ts";
 
 const CSV = new URL("./fixtures/tree/small.csv", import.meta.url).pathname;
 const FIXTURE = new URL("./fixtures/tree/modules/memorises.ts", import.meta.url).pathname;
@@ -42,15 +43,7 @@ Deno.test("a memorising module wins cross-validation in one realm, and gets noth
 
     // Through the harness: a fresh worker per fold.
     const files = writeDataFiles(tmp, data, 3);
-    const ctx = {
-      runDir: tmp,
-      runsDir: null,
-      dataDir: files.dir,
-      taskFile: files.task,
-      devFile: files.dev,
-      userCsv: CSV,
-      bwrap: null,
-    };
+    const ctx = testSandbox(tmp, files, CSV);
     Deno.mkdirSync(`${tmp}/audit`);
     Deno.mkdirSync(`${tmp}/.arrow`);
     const cmd = childCommand(ctx, "execute", "n1", scope, `${tmp}/audit/a.jsonl`);

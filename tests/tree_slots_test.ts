@@ -12,8 +12,9 @@ import { ProcJournal } from "../src/runtime/proc_journal.ts";
 import { runChild, signedLine } from "../src/tree/child.ts";
 import { loadData, writeDataFiles } from "../src/tree/data.ts";
 import { ARTIFACT_FORMAT } from "../src/tree/executor.ts";
-import { childCommand, type SandboxContext } from "../src/tree/sandbox.ts";
+import { childCommand } from "../src/tree/sandbox.ts";
 import { SlotPool } from "../src/tree/server.ts";
+import { testSandbox } from "./tree_fake.ts";
 
 const CSV = new URL("./fixtures/tree/small.csv", import.meta.url).pathname;
 const module = (name: string) =>
@@ -64,15 +65,7 @@ for (const mode of ["deno", "bwrap"] as const) {
       try {
         const data = loadData(CSV, "label", { seed: 3 });
         const files = writeDataFiles(tmp, data, 3);
-        const ctx: SandboxContext = {
-          runDir: tmp,
-          runsDir: null,
-          dataDir: files.dir,
-          taskFile: files.task,
-          devFile: files.dev,
-          userCsv: CSV,
-          bwrap: mode === "bwrap" ? BWRAP : null,
-        };
+        const ctx = testSandbox(tmp, files, CSV, mode === "bwrap" ? BWRAP : null);
         const honest = scopeWith(tmp, "n1", module("honest"));
         const hangs = scopeWith(tmp, "n2", module("hangs"));
         const sneaky = scopeWith(tmp, "n3", READS_SIBLING(`${honest}/artifact.json`));

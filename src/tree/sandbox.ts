@@ -122,6 +122,20 @@ export function treeBwrapArgs(
   return args;
 }
 
+/** A harness process's whole environment: its audit log, Deno's cache, PATH and HOME, and `extra`. */
+function childEnv(audit: string, extra: Record<string, string> = {}): Record<string, string> {
+  const dd = denoDir();
+  return {
+    DENO_AUDIT_PERMISSIONS: audit,
+    NO_COLOR: "1",
+    RUST_BACKTRACE: "0",
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    ...(dd ? { DENO_DIR: dd } : {}),
+    ...(Deno.env.get("HOME") ? { HOME: Deno.env.get("HOME")! } : {}),
+    ...extra,
+  };
+}
+
 /**
  * The harness started in `mode` for `node`. `features`: the features file of a prediction (merge gate or
  * final test), readable by that child alone.
@@ -153,16 +167,7 @@ export function childCommand(
     node,
     ...(features ? [features] : []),
   ];
-  const dd = denoDir();
-  const env: Record<string, string> = {
-    DENO_AUDIT_PERMISSIONS: audit,
-    NO_COLOR: "1",
-    RUST_BACKTRACE: "0",
-    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-    ...(dd ? { DENO_DIR: dd } : {}),
-    ...(Deno.env.get("HOME") ? { HOME: Deno.env.get("HOME")! } : {}),
-    ...(progress ? { ARROW_PROGRESS: progress } : {}),
-  };
+  const env = childEnv(audit, progress ? { ARROW_PROGRESS: progress } : {});
   if (!ctx.bwrap) {
     return {
       cmd: Deno.execPath(),
@@ -220,16 +225,7 @@ export function serverCommand(
     HARNESS,
     "serve",
   ];
-  const dd = denoDir();
-  const env: Record<string, string> = {
-    DENO_AUDIT_PERMISSIONS: audit,
-    NO_COLOR: "1",
-    RUST_BACKTRACE: "0",
-    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-    ...(dd ? { DENO_DIR: dd } : {}),
-    ...(Deno.env.get("HOME") ? { HOME: Deno.env.get("HOME")! } : {}),
-  };
-  const base = { env, cwd: scope, audit, progress, read, write };
+  const base = { env: childEnv(audit), cwd: scope, audit, progress, read, write };
   if (!ctx.bwrap) return { ...base, cmd: Deno.execPath(), args: deno, sandbox: "deno" };
   const box = treeBwrapArgs(ctx, scope, role === "execute", extra, audit);
   return { ...base, cmd: ctx.bwrap, args: [...box, "--", Deno.execPath(), ...deno], sandbox: "bwrap+deno" };
