@@ -41,6 +41,7 @@ import {
   type Row,
   type Rows,
   score,
+  type Splits,
   splitsFromJson,
   type Table,
   type Task,
@@ -83,6 +84,28 @@ function readNonce(): string {
 function writeAll(f: Deno.FsFile, text: string): void {
   const bytes = enc.encode(text);
   for (let off = 0; off < bytes.length;) off += f.writeSync(bytes.subarray(off));
+}
+
+/** The dev rows as last read, and which files (path, size, mtime) they were read from. */
+let devCache: { key: string; table: Table; target: ReturnType<typeof makeTarget>; splits: Splits } | null =
+  null;
+
+/**
+ * The dev table, its target and folds: read once per slot while the files stay the same (Arrow writes them
+ * once per run; a job that finds them changed reads them again).
+ */
+function devData(taskPath: string, devPath: string, task: TaskFile) {
+  const stamp = (p: string) => {
+    const s = Deno.statSync(p);
+    return `${p}\u0000${s.size}\u0000${s.mtime?.getTime() ?? ""}`;
+  };
+  const key = `${stamp(taskPath)}\u0000${stamp(devPath)}`;
+  if (devCache?.key !== key) {
+    const table = readCsvFile(devPath, { types: task.kinds });
+    const target = makeTarget(table, task.target, task.task);
+    devCache = { key, table, target, splits: splitsFromJson(task.splits, table.nRows) };
+  }
+  return devCache;
 }
 
 /** How a job ended early: its exit code (2 bad input, 3 the artifact's code failed). */
@@ -219,17 +242,6 @@ async function job(
   }
   const t0 = performance.now();
   const task = JSON.parse(Deno.readTextFileSync(taskPath)) as TaskFile;
-  const table = readCsvFile(devPath, { types: task.kinds });
-  const target = makeTarget(table, task.target, task.task);
-  if (target.task !== "regression" && target.classes.join("\u0000") !== task.classes.join("\u0000")) {
-    fail(
-      2,
-      `Cannot use the dev rows: their classes differ from the task's (${task.classes.join(", ")})`,
-      null,
-      nonce,
-    );
-  }
-  const splits = splitsFromJson(task.splits, table.nRows);
   const manifest = parseArtifact(JSON.parse(Deno.readTextFileSync(`${scope}/artifact.json`)));
   const keep = (f: Deno.FsFile) => (opened.push(f), f);
   const metrics = mode === "execute"
@@ -254,9 +266,19 @@ async function job(
   };
   // The artifact's steps run in fresh workers (one per fit); the encoders and the model are fit here.
   const init: StepsInit = { kind: "init", scope, steps: manifest.steps, target: task.target };
+  // The first worker starts before the dev rows are read, so its start-up overlaps the reading.
+  let ahead = manifest.steps.length ? stepsWorker(init, onLoaded, live) : null;
+  const { table, target, splits } = devData(taskPath, devPath, task);
+  if (target.task !== "regression" && target.classes.join("\u0000") !== task.classes.join("\u0000")) {
+    fail(
+      2,
+      `Cannot use the dev rows: their classes differ from the task's (${task.classes.join(", ")})`,
+      null,
+      nonce,
+    );
+  }
   const jobs = mode === "predict" ? 1 : splits.folds.length;
   let started = 0;
-  let ahead = manifest.steps.length ? stepsWorker(init, onLoaded, live) : null;
   if (!ahead) onLoaded();
   const model = { ...manifest.model, seed: task.seed };
   /** Fits the artifact on `train` rows of the dev table and predicts `rows` of `other`. */
