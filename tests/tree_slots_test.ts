@@ -20,6 +20,7 @@ const CSV = new URL("./fixtures/tree/small.csv", import.meta.url).pathname;
 const module = (name: string) =>
   Deno.readTextFileSync(new URL(`./fixtures/tree/modules/${name}.ts`, import.meta.url));
 const BWRAP = await findBwrap();
+if (BWRAP === null) console.log("tree_slots_test: the bubblewrap case is ignored — bwrap is not installed");
 
 /** Reads a sibling's artifact: the slot may see it, the code of this job may not. */
 const READS_SIBLING = (path: string) => `

@@ -61,6 +61,47 @@ export interface WatchOptions {
 }
 
 const MAX_STDOUT = 64 << 20;
+
+/**
+ * A child's hang clock: the last sign of life in its watched log (metrics or progress lines), postponed by
+ * time its process tree waited for a CPU (runtime/cpu_wait.ts). Shared by one-shot children and slots.
+ */
+export class HangClock {
+  readonly lines: Record<string, unknown>[] = [];
+  readonly #cpu: CpuWait;
+
+  constructor(readonly tail: JsonlTail | null, pid: number, public lastNews: number) {
+    this.#cpu = new CpuWait(pid);
+    this.#cpu.waited(lastNews);
+  }
+
+  /** Reads what the log gained by `now`; the hang, once it has been silent K_FREEZE observations. */
+  look(now: number, observeMs: number, waiting = false): ChildOutcome["hung"] {
+    this.lastNews += this.#cpu.waited(now);
+    // A standby waiting for its line is not silent: its hang clock starts when it is told to go.
+    if (waiting) this.lastNews = now;
+    if (!this.tail) return null;
+    const fresh = this.tail.read();
+    if (fresh.length) {
+      this.lines.push(...fresh);
+      this.lastNews = now;
+    }
+    if (now - this.lastNews < K_FREEZE * observeMs) return null;
+    const step = this.lines.length;
+    return { step, silent_ms: Math.round(now - this.lastNews), silent_from_start: step === 0 };
+  }
+
+  /** Every line seen, the last ones read once the child has ended. */
+  finish(): Record<string, unknown>[] {
+    if (this.tail) this.lines.push(...this.tail.read());
+    return this.lines;
+  }
+}
+
+/** A budget of `limitMs` counted from `since`, overrun at `now`, or null. */
+export function overrun(now: number, since: number, limitMs: number): ChildOutcome["overBudget"] {
+  return now - since >= limitMs ? { limit_ms: limitMs, used_ms: Math.round(now - since) } : null;
+}
 const dec = new TextDecoder();
 
 /** Permission checks outside the grants: reads, writes and network, deduplicated in log order. */
@@ -131,11 +172,9 @@ export async function runChild(cmd: ChildCommand, o: WatchOptions): Promise<Chil
   });
   o.journal.log("start", o.label, p);
   let active = t0;
+  const watched = o.metrics ?? (o.progress && cmd.progress ? cmd.progress : null);
   // The hang clock: the last sign of life (a standby's starts when it is told to go).
-  let lastNews = t0;
-  // Time the executor waited for a CPU postpones its hang clock (runtime/cpu_wait.ts).
-  const cpu = new CpuWait(p.pid);
-  cpu.waited(t0);
+  const clock = new HangClock(watched ? new JsonlTail(watched) : null, p.pid, t0);
   let wake = () => {};
   let cancelled = false;
   if (o.stdin !== undefined) {
@@ -145,7 +184,7 @@ export async function runChild(cmd: ChildCommand, o: WatchOptions): Promise<Chil
         cancelled = true;
         wake();
       } else {
-        active = lastNews = performance.now();
+        active = clock.lastNews = performance.now();
         await w.write(new TextEncoder().encode(line + "\n")).catch(() => {});
       }
       await w.close().catch(() => {});
@@ -153,9 +192,6 @@ export async function runChild(cmd: ChildCommand, o: WatchOptions): Promise<Chil
     if (typeof o.stdin === "string") await give(o.stdin);
     else void o.stdin.then(give);
   }
-  const watched = o.metrics ?? (o.progress && cmd.progress ? cmd.progress : null);
-  const metrics = watched ? new JsonlTail(watched) : null;
-  const lines: Record<string, unknown>[] = [];
   let hung: ChildOutcome["hung"] = null;
   let overBudget: ChildOutcome["overBudget"] = null;
   const pace = Math.max(20, Math.min(o.observeMs, 200));
@@ -166,27 +202,11 @@ export async function runChild(cmd: ChildCommand, o: WatchOptions): Promise<Chil
     clearTimeout(timer);
     if (p.exited) break;
     const now = performance.now();
-    lastNews += cpu.waited(now);
-    // A standby waiting for its line is not silent: its hang clock starts when it is told to go.
-    if (standby && active === t0) lastNews = now;
-    if (metrics) {
-      const fresh = metrics.read();
-      if (fresh.length) {
-        lines.push(...fresh);
-        lastNews = now;
-      }
-      if (now - lastNews >= K_FREEZE * o.observeMs) {
-        hung = {
-          step: lines.length,
-          silent_ms: Math.round(now - lastNews),
-          silent_from_start: lines.length === 0,
-        };
-      }
-    }
-    if (!hung && now - t0 >= o.wallMs) overBudget = { limit_ms: o.wallMs, used_ms: Math.round(now - t0) };
+    hung = clock.look(now, o.observeMs, standby && active === t0);
     const limit = o.activeLimit?.ms;
-    if (!hung && !overBudget && limit !== undefined && active > t0 && now - active >= limit) {
-      overBudget = { limit_ms: limit, used_ms: Math.round(now - active) };
+    if (!hung) {
+      overBudget = overrun(now, t0, o.wallMs) ??
+        (limit !== undefined && active > t0 ? overrun(now, active, limit) : null);
     }
     if (hung || overBudget || cancelled || o.signal?.aborted) {
       await stopGroup(p, 500);
@@ -195,7 +215,7 @@ export async function runChild(cmd: ChildCommand, o: WatchOptions): Promise<Chil
   }
   await p.status;
   o.journal.log("stop", o.label, p);
-  if (metrics) lines.push(...metrics.read());
+  const lines = clock.finish();
   const out = readRegular(stdoutFile, MAX_STDOUT);
   const status = p.exited!;
   return {

@@ -158,7 +158,6 @@ export class MergeGate {
     Deno.mkdirSync(`${dir}/audit`, { recursive: true });
     Deno.writeTextFileSync(features, writeCsv(featuresOnly(table, task.target.name), rows));
     try {
-      const cmd = childCommand(this.sandbox, "predict", node, scope, audit, features);
       let nonce: string = crypto.randomUUID();
       let out: ChildOutcome;
       if (this.slots) {
@@ -174,7 +173,10 @@ export class MergeGate {
           signal: w.signal,
         });
         nonce = out.nonce ?? "";
-      } else out = await runChild(cmd, { ...this.watch, label, stdin: nonce, progress: true });
+      } else {
+        const cmd = childCommand(this.sandbox, "predict", node, scope, audit, features);
+        out = await runChild(cmd, { ...this.watch, label, stdin: nonce, progress: true });
+      }
       const fitMs = fitMsOf(out.stdout, nonce);
       const base = {
         childMs: out.wallMs,

@@ -17,12 +17,10 @@
  *
  * @module
  */
-import { CpuWait } from "../runtime/cpu_wait.ts";
 import { spawn, type Spawned, stopGroup } from "../runtime/proc.ts";
 import type { ProcJournal } from "../runtime/proc_journal.ts";
 import { JsonlTail } from "../runtime/tail.ts";
-import { K_FREEZE } from "../thresholds.ts";
-import { auditRows, type ChildOutcome, tail } from "./child.ts";
+import { auditRows, type ChildOutcome, HangClock, overrun, tail } from "./child.ts";
 import {
   type ChildCommand,
   childCommand,
@@ -99,18 +97,15 @@ export class SlotPool {
     const errFrom = size(slot.stderrFile);
     const watched = new JsonlTail(job.mode === "execute" ? `${job.scope}/metrics.jsonl` : slot.progress);
     if (job.mode !== "execute") watched.skipToEnd();
+    const t0 = performance.now();
+    const clock = new HangClock(watched, slot.p.pid, t0);
     const nonce = crypto.randomUUID();
     const endMark = `${nonce} end `;
     slot.out = "";
-    const t0 = performance.now();
-    let lastNews = t0;
-    const cpu = new CpuWait(slot.p.pid);
-    cpu.waited(t0);
     const args = [job.mode, this.ctx.taskFile, this.ctx.devFile, job.scope, job.node];
     if (job.features) args.push(job.features);
     const line = JSON.stringify({ args, nonce, progress: job.mode === "execute" ? null : slot.progress });
     await slot.stdin.write(enc.encode(line + "\n")).catch(() => {});
-    const lines: Record<string, unknown>[] = [];
     let hung: ChildOutcome["hung"] = null;
     let overBudget: ChildOutcome["overBudget"] = null;
     const pace = Math.max(20, Math.min(job.observeMs, 200));
@@ -124,28 +119,14 @@ export class SlotPool {
       clearTimeout(timer);
       if (ended()) break;
       const now = performance.now();
-      lastNews += cpu.waited(now);
-      const fresh = watched.read();
-      if (fresh.length) {
-        lines.push(...fresh);
-        lastNews = now;
-      }
-      if (now - lastNews >= K_FREEZE * job.observeMs) {
-        hung = {
-          step: lines.length,
-          silent_ms: Math.round(now - lastNews),
-          silent_from_start: lines.length === 0,
-        };
-      }
-      if (!hung && now - t0 >= job.wallMs) {
-        overBudget = { limit_ms: job.wallMs, used_ms: Math.round(now - t0) };
-      }
+      hung = clock.look(now, job.observeMs);
+      if (!hung) overBudget = overrun(now, t0, job.wallMs);
       if (hung || overBudget || job.signal?.aborted) {
         await this.#kill(slot);
         break;
       }
     }
-    lines.push(...watched.read());
+    const lines = clock.finish();
     const at = slot.out.indexOf(endMark);
     let exit: number | null = null, signal: string | null = null;
     if (at >= 0 && !slot.dead) {
