@@ -7,7 +7,8 @@
  * @module
  */
 import type { FeatureTransform, GbdtParams } from "../../src/tabular/mod.ts";
-import { chain, loadSteps as loadStepPaths, StepError } from "./steps.ts";
+import { bundleSteps } from "./bundle.ts";
+import { chain, loadSteps as loadModules, StepError } from "./steps.ts";
 
 export const ARTIFACT_FORMAT = "arrow-tree-artifact/1";
 /** Most step modules one artifact may chain (a path in the tree is never deeper than this). */
@@ -18,6 +19,11 @@ export interface ArtifactManifest {
   format: typeof ARTIFACT_FORMAT;
   steps: string[];
   model: Partial<GbdtParams>;
+  /**
+   * SHA-256 (hex) of the step modules Arrow's library wrote, as Arrow checked when it wrote the artifact:
+   * a step whose file hashes to one of these is Arrow's own code (harness.ts runs it beside the encoders).
+   */
+  library: string[];
 }
 
 /** Checks an artifact manifest's shape; throws TypeError "Cannot read the artifact: …". */
@@ -40,12 +46,23 @@ export function parseArtifact(v: unknown): ArtifactManifest {
   for (const [k, x] of Object.entries(model as Record<string, unknown>)) {
     if (typeof x !== "number" || !Number.isFinite(x)) bad(`model.${k} is not a finite number`);
   }
-  return { format: ARTIFACT_FORMAT, steps: steps as string[], model: model as Partial<GbdtParams> };
+  const library = o.library ?? [];
+  if (
+    !Array.isArray(library) || library.length > MAX_STEPS ||
+    !library.every((h) => typeof h === "string" && /^[0-9a-f]{64}$/.test(h))
+  ) bad(`library is not a list of ≤ ${MAX_STEPS} SHA-256 hashes`);
+  return {
+    format: ARTIFACT_FORMAT,
+    steps: steps as string[],
+    model: model as Partial<GbdtParams>,
+    library: library as string[],
+  };
 }
 
 /** Imports the steps of an artifact in `scope` (the modules run here: call this inside the sandbox). */
 export function loadSteps(scope: string, manifest: ArtifactManifest): Promise<FeatureTransform[]> {
-  return loadStepPaths(scope, manifest.steps);
+  const urls = bundleSteps(scope, manifest.steps);
+  return loadModules(manifest.steps.map((path, i) => ({ path, url: urls[i]! })));
 }
 
 export { chain, StepError };

@@ -7,12 +7,15 @@
  * memory, not a feature.
  *
  * The worker runs the feature steps only — fit on the training rows (target attached), transform of the
- * other rows (no target) — and hands the rows back; the encoders and the model are fit by the harness, which
- * never runs the artifact's code. So a worker loads the artifact's modules and no more: it is told the
- * steps when it starts (`init`), imports them with read access to the scope and the toolkit alone, then
- * gives up every read before it is sent any row (`rows`). It never reads a data file. Channels between
+ * other rows (no target) — and hands their output back as columns; the encoders and the model are fit by the
+ * harness, which never runs the artifact's code and checks every cell of what it is handed. A worker's lane
+ * is the same for every job: it may read the toolkit and this directory, nothing of any scope, so a slot
+ * starts its workers before it knows the job (the worker costs ~20 ms of the starting thread). It is told
+ * the steps as `data:` URLs (`init`, bundle.ts), imports them, then gives up every read before it is sent
+ * any row (`rows`, columns handed over rather than copied). It never reads a data file. Channels between
  * isolates (BroadcastChannel, nested workers, message ports, shared memory, the Cache API) are removed from
- * its global scope before any artifact code loads.
+ * its global scope before any artifact code loads. The toolkit's row conversion runs in the same isolate as
+ * the artifact's code, which could tamper with it: that changes nothing but the artifact's own output.
  *
  * @module
  */
@@ -20,24 +23,31 @@
 import type { Row } from "../../src/tabular/mod.ts";
 import { chain, loadSteps, StepError } from "./steps.ts";
 
-/** The harness' first message: which steps to load, from where. */
+/** The harness' first message: the step modules (bundled as `data:` URLs, named by path) and the target. */
 export interface StepsInit {
   kind: "init";
-  scope: string;
-  steps: string[];
+  modules: { path: string; url: string }[];
   target: string;
 }
 
-/** The second: the rows of one fit (training rows with the target, other rows without). */
+/**
+ * The second: the rows of one fit as JSON text (copying text between isolates is one memory copy, and
+ * parsing it is native, where a fresh isolate runs any JavaScript of ours cold) — the training rows with the
+ * target, the other rows without it.
+ */
 export interface StepsJob {
   kind: "rows";
-  train: Row[];
-  other: Row[];
+  train: string;
+  other: string;
 }
 
-/** The worker's answer to its job (before it, `{ phase: "loaded" }` once its code is loaded). */
+/**
+ * The worker's answer to its job (before it, `{ phase: "loaded" }` once its code is loaded): the steps'
+ * output rows as JSON text (training rows without the target), and when the steps themselves ran (`ran`:
+ * start and end, ms since the epoch) — the time the harness counts as fitting.
+ */
 export type StepsReply =
-  | { phase: "done"; train: Row[]; other: Row[] }
+  | { phase: "done"; train: string; other: string; ran: [number, number] }
   | { phase: "failed"; code: 1 | 3; message: string };
 
 const CHANNELS = [
@@ -66,12 +76,47 @@ const failed = (e: unknown): StepsReply => ({
 });
 
 let transform: ReturnType<typeof chain> | undefined;
+let target = "";
 let loading: Promise<void> | null = null;
 
 async function init(m: StepsInit): Promise<void> {
-  transform = chain(await loadSteps(m.scope, m.steps), m.target);
+  target = m.target;
+  transform = chain(await loadSteps(m.modules), m.target);
   // Loaded: from here on nothing is readable, before any row arrives.
   Deno.permissions.revokeSync({ name: "read" });
+}
+
+const now = () => performance.timeOrigin + performance.now();
+
+function withoutTarget(r: Row): Row {
+  if (r === null || typeof r !== "object" || !(target in r)) return r;
+  const { [target]: _, ...rest } = r;
+  return rest;
+}
+
+/** JSON text of a transform's output rows: what cannot be written so is the artifact's failure. */
+function text(rows: unknown, phase: "fit" | "transform"): string {
+  try {
+    return JSON.stringify(rows);
+  } catch (e) {
+    throw new StepError(phase, `its rows cannot be passed on: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+function run(m: StepsJob): StepsReply {
+  if (!transform) throw new StepError("fit", "the artifact has no steps");
+  const trainIn = JSON.parse(m.train) as Row[];
+  const otherIn = JSON.parse(m.other) as Row[];
+  const t0 = now();
+  const fitted = transform.fitTransform!(trainIn);
+  const otherOut = transform.transform(fitted.state, otherIn);
+  const t1 = now();
+  return {
+    phase: "done",
+    train: text(fitted.rows.map(withoutTarget), "fit"),
+    other: text(otherOut, "transform"),
+    ran: [t0, t1],
+  };
 }
 
 self.onmessage = async (e: MessageEvent<StepsInit | StepsJob>) => {
@@ -85,16 +130,13 @@ self.onmessage = async (e: MessageEvent<StepsInit | StepsJob>) => {
   let reply: StepsReply;
   try {
     await loading;
-    if (!transform) throw new StepError("fit", "the artifact has no steps");
-    const fitted = transform.fitTransform!(m.train);
-    reply = { phase: "done", train: fitted.rows, other: transform.transform(fitted.state, m.other) };
+    reply = run(m);
   } catch (err) {
     reply = failed(err);
   }
-  try {
-    post(reply);
-  } catch (err) {
-    // Rows holding what cannot be copied (functions, symbols): the artifact's own failure.
-    post({ phase: "failed", code: 3, message: `its rows cannot be passed on: ${String(err).slice(0, 500)}` });
-  }
+  post(reply);
 };
+
+// Compiles a tiny TypeScript module while the worker waits for a job: the first compilation in a fresh
+// isolate is the slowest, and this moves it off a fit's clock. It touches no data.
+import(`data:application/typescript;base64,${btoa("export const warm: number = 1;")}`).catch(() => {});

@@ -32,23 +32,29 @@ import {
   type ColumnKind,
   type FeatureTransform,
   fitPipeline,
+  fitPipelineOn,
+  fromRows,
+  inferSchema,
   makeTarget,
   type MetricName,
   type PipelineSpec,
   type Prediction,
   predictPipeline,
+  predictTable,
   readCsvFile,
   type Row,
-  type Rows,
   score,
   type Splits,
   splitsFromJson,
   type Table,
   type Task,
+  toRows,
   TransformError,
 } from "../../src/tabular/mod.ts";
-import { toRows } from "../../src/tabular/rows.ts";
-import { parseArtifact } from "./compose.ts";
+import { BundleError, bundleSteps } from "./bundle.ts";
+import { createHash } from "node:crypto";
+import { type ArtifactManifest, chain, parseArtifact, StepError } from "./compose.ts";
+import { loadSteps } from "./steps.ts";
 import type { StepsInit, StepsJob, StepsReply } from "./fold_worker.ts";
 
 type Mode = "execute" | "recompute" | "predict";
@@ -108,6 +114,21 @@ function devData(taskPath: string, devPath: string, task: TaskFile) {
   return devCache;
 }
 
+/** The features files a slot has read (the merge gate's and the final test's), by path, size and mtime. */
+const featureCache = new Map<string, Table>();
+
+function cachedTable(path: string, kinds: Record<string, ColumnKind>): Table {
+  const s = Deno.statSync(path);
+  const key = `${path}\u0000${s.size}\u0000${s.mtime?.getTime() ?? ""}\u0000${JSON.stringify(kinds)}`;
+  let t = featureCache.get(key);
+  if (!t) {
+    t = readCsvFile(path, { types: kinds });
+    if (featureCache.size >= 4) featureCache.delete(featureCache.keys().next().value!);
+    featureCache.set(key, t);
+  }
+  return t;
+}
+
 /** How a job ended early: its exit code (2 bad input, 3 the artifact's code failed). */
 class JobEnd extends Error {
   constructor(readonly code: number, message: string) {
@@ -137,45 +158,75 @@ const TOOLKIT = new URL("../../src/tabular/", import.meta.url).pathname;
 const HERE = new URL("./", import.meta.url).pathname;
 const WORKER = new URL("./fold_worker.ts", import.meta.url).href;
 
+/** A worker's lane: the toolkit and this directory, nothing of any scope (the same for every job). */
+const LANE: Deno.PermissionOptionsObject = {
+  read: [TOOLKIT, HERE],
+  write: false,
+  net: false,
+  env: false,
+  run: false,
+  ffi: false,
+  sys: false,
+  import: false,
+};
+
+/**
+ * Workers started ahead of any job (a slot starts them while it waits), each to serve one fit and end.
+ * Making a worker blocks this thread for ~20 ms, so a slot makes them between jobs, not during one.
+ */
+const spares: Worker[] = [];
+/**
+ * How many spares a slot keeps: the most workers one job needed so far (none until a job's steps needed
+ * workers at all: an artifact of library steps alone never does).
+ */
+let sparesWanted = 0;
+/** Whether a job is running (spares are then made only when a fit needs one). */
+let busy = false;
+
+const makeWorker = () => new Worker(WORKER, { type: "module", deno: { permissions: LANE } });
+
+/** Makes spares until there are enough, one at a time, giving way to a job as soon as one arrives. */
+async function refill(): Promise<void> {
+  while (!busy && spares.length < sparesWanted) {
+    spares.push(makeWorker());
+    await new Promise((r) => setTimeout(r, 0));
+  }
+}
+
 interface StepsRun {
-  run(train: Row[], other: Row[]): Promise<StepsReply>;
+  /** Hands the worker its fit's rows (JSON text of the rows). */
+  send(train: string, other: string): void;
+  reply: Promise<StepsReply>;
 }
 
 /**
- * A fresh worker for one fit of the artifact's steps, started (and its modules loaded) ahead of its job so
- * its start-up overlaps the fit before it; it is ended once it answered. `onLoaded` is called when its code
- * is loaded (a sign of life for the hang clock). Only the worker's own replies count: anything else posted
- * is ignored, and rows that do not fit are refused by the pipeline like any transform's output.
+ * A worker (a spare, or a new one) for one fit of the artifact's steps, told its modules now and its rows
+ * when `send` is called; it is ended once it answered. `onLoaded` is called when its code is loaded (a sign
+ * of life for the hang clock). Only the worker's own replies count: anything else posted is ignored, and
+ * the tables it hands back are checked cell by cell before anything uses them.
  */
 function stepsWorker(init: StepsInit, onLoaded: () => void, live: Set<Worker>): StepsRun {
-  const w = new Worker(WORKER, {
-    type: "module",
-    deno: {
-      permissions: {
-        read: [init.scope, TOOLKIT, HERE],
-        write: false,
-        net: false,
-        env: false,
-        run: false,
-        ffi: false,
-        sys: false,
-        import: false,
-      },
-    },
-  });
+  const w = spares.shift() ?? makeWorker();
   let settle: (r: StepsReply) => void = () => {};
-  const reply = new Promise<StepsReply>((r) => (settle = r));
+  const reply = new Promise<StepsReply>((r) => (settle = r)).finally(() => {
+    w.terminate();
+    live.delete(w);
+  });
   w.onmessage = (e: MessageEvent<unknown>) => {
     const m = e.data as {
       phase?: unknown;
       train?: unknown;
       other?: unknown;
+      ran?: unknown;
       code?: unknown;
       message?: unknown;
     };
     if (m?.phase === "loaded") onLoaded();
-    else if (m?.phase === "done" && Array.isArray(m.train) && Array.isArray(m.other)) {
-      settle({ phase: "done", train: m.train as Row[], other: m.other as Row[] });
+    else if (m?.phase === "done" && typeof m.train === "string" && typeof m.other === "string") {
+      const ran = Array.isArray(m.ran) && m.ran.length === 2 && m.ran.every(Number.isFinite)
+        ? [m.ran[0], m.ran[1]] as [number, number]
+        : [0, 0] as [number, number];
+      settle({ phase: "done", train: m.train, other: m.other, ran });
     } else if (m?.phase === "failed") {
       settle({ phase: "failed", code: m.code === 1 ? 1 : 3, message: String(m.message).slice(0, 2000) });
     }
@@ -187,15 +238,80 @@ function stepsWorker(init: StepsInit, onLoaded: () => void, live: Set<Worker>): 
   w.postMessage(init);
   live.add(w);
   return {
-    run: (train, other) => {
-      w.postMessage({ kind: "rows", train, other } satisfies StepsJob);
-      return reply.finally(() => {
-        w.terminate();
-        live.delete(w);
-      });
-    },
+    send: (train, other) => w.postMessage({ kind: "rows", train, other } satisfies StepsJob),
+    reply,
   };
 }
+
+/**
+ * Whether every step of the artifact is a module Arrow's library wrote: its file's SHA-256 is one Arrow
+ * recorded as the library's when it wrote the artifact (artifact.json `library`, checked against the
+ * library's own templates there). Such steps are Arrow's code, like the encoders, and run here; any other
+ * step — an LLM's, a fixture's, a file changed since — runs in a fresh worker per fit.
+ */
+function fromLibrary(scope: string, manifest: ArtifactManifest): boolean {
+  const known = new Set(manifest.library);
+  return known.size > 0 && manifest.steps.every((p) => {
+    try {
+      return known.has(createHash("sha256").update(Deno.readFileSync(`${scope}/${p}`)).digest("hex"));
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The library's steps chained into one transform run here, failing as the pipeline's transforms fail. */
+function libraryTransform(steps: FeatureTransform[], target: string): FeatureTransform {
+  const t = chain(steps, target)!;
+  const lift = <T>(f: () => T): T => {
+    try {
+      return f();
+    } catch (e) {
+      if (e instanceof StepError) throw new TransformError(e.phase, e.reason);
+      throw e;
+    }
+  };
+  return {
+    fit: (rows) => lift(() => t.fit(rows)),
+    transform: (state, rows) => lift(() => t.transform(state as unknown[], rows)),
+    fitTransform: (rows) => lift(() => t.fitTransform!(rows)),
+  };
+}
+
+/** A worker's JSON rows, `n` of them, each without the target column; or the artifact's failure. */
+function rowsOf(text: string, n: number, phase: "fit" | "transform"): Row[] {
+  let rows: unknown;
+  try {
+    rows = JSON.parse(text);
+  } catch {
+    throw new TransformError(phase, "it returned rows that cannot be read");
+  }
+  if (!Array.isArray(rows)) throw new TransformError(phase, "it returned no array of rows");
+  if (rows.length !== n) throw new TransformError(phase, `it returned ${rows.length} rows for ${n}`);
+  return rows as Row[];
+}
+
+function guard<T>(phase: "fit" | "transform", f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    throw new TransformError(phase, e instanceof Error ? e.message : String(e));
+  }
+}
+
+/** The length of the union of `spans` (start, end), in ms. */
+function covered(spans: [number, number][]): number {
+  const sorted = spans.filter(([a, b]) => b > a).sort((x, y) => x[0] - y[0]);
+  let total = 0, end = -Infinity;
+  for (const [a, b] of sorted) {
+    if (b <= end) continue;
+    total += b - Math.max(a, end);
+    end = b;
+  }
+  return total;
+}
+
+const clock = () => performance.timeOrigin + performance.now();
 
 /**
  * One job: `args` as on the command line, `nonce` (null for an executor) to sign printed results with,
@@ -264,10 +380,27 @@ async function job(
     loadedOnce = true;
     progress({ step: 0, phase: "loaded" });
   };
-  // The artifact's steps run in fresh workers (one per fit); the encoders and the model are fit here.
-  const init: StepsInit = { kind: "init", scope, steps: manifest.steps, target: task.target };
-  // The first worker starts before the dev rows are read, so its start-up overlaps the reading.
-  let ahead = manifest.steps.length ? stepsWorker(init, onLoaded, live) : null;
+  // The artifact's steps run in fresh workers (one per fit) unless they are all the library's own code
+  // (checked by content hash); the encoders and the model are fit here.
+  let modules: { path: string; url: string }[] = [];
+  try {
+    const urls = bundleSteps(scope, manifest.steps);
+    modules = manifest.steps.map((path, i) => ({ path, url: urls[i]! }));
+  } catch (e) {
+    if (e instanceof BundleError) fail(3, new StepError("fit", e.message).message, results, nonce, node);
+    throw e;
+  }
+  const init: StepsInit = { kind: "init", modules, target: task.target };
+  let inRealm: FeatureTransform | null = null;
+  if (modules.length && fromLibrary(scope, manifest)) {
+    try {
+      inRealm = libraryTransform(await loadSteps(modules), task.target);
+    } catch (e) {
+      if (e instanceof StepError) fail(3, e.message, results, nonce, node);
+      throw e;
+    }
+    modules = [];
+  }
   const { table, target, splits } = devData(taskPath, devPath, task);
   if (target.task !== "regression" && target.classes.join("\u0000") !== task.classes.join("\u0000")) {
     fail(
@@ -277,34 +410,55 @@ async function job(
       nonce,
     );
   }
-  const jobs = mode === "predict" ? 1 : splits.folds.length;
-  let started = 0;
-  if (!ahead) onLoaded();
+  let features: Table | null = null;
+  if (mode === "predict") {
+    if (!featuresPath) fail(2, "Cannot predict: no features file given", null, nonce);
+    const { [task.target]: _, ...featureKinds } = task.kinds;
+    features = cachedTable(featuresPath!, featureKinds);
+  }
+  /** Each fit: the training rows of the dev table, and which rows of which table to predict. */
+  const fits = features
+    ? [{ train: allRows(table), other: features, rows: allRows(features) }]
+    : splits.folds.map((f) => ({ train: f.train, other: table, rows: f.valid }));
+  if (modules.length) sparesWanted = Math.max(sparesWanted, fits.length);
   const model = { ...manifest.model, seed: task.seed };
-  /** Fits the artifact on `train` rows of the dev table and predicts `rows` of `other`. */
-  /** Time spent handing rows over and making workers: not fitting, so not counted in fit_ms. */
-  let setupMs = 0;
-  const fitPredict = async (train: Rows, other: Table, rows: Rows): Promise<Prediction> => {
-    started += 1;
-    let transform: FeatureTransform | null = null;
-    if (ahead) {
-      const w = ahead;
-      const c0 = performance.now();
-      const replying = w.run(toRows(table, train), toRows(other, rows, [task.target]));
-      // The next fit's worker is made while this one works: making a worker blocks this thread (~20 ms).
-      ahead = started < jobs ? stepsWorker(init, onLoaded, live) : null;
-      setupMs += performance.now() - c0;
-      const r = await replying;
-      if (r.phase === "failed") fail(r.code, r.message, results, nonce, node);
-      transform = {
-        fit: () => null,
-        fitTransform: () => ({ state: null, rows: r.train }),
-        transform: () => r.other,
-      };
-    }
-    const spec: PipelineSpec = { target, transform, model };
+  /** When fitting ran (the model here, the artifact's steps in their workers): the job's fit_ms. */
+  const spans: [number, number][] = [];
+  const runs: StepsRun[] = [];
+  /** Starts fit `i`'s worker on its rows (a fit ahead of the one being fit, so it works meanwhile). */
+  const start = (i: number) => {
+    if (!modules.length || i >= fits.length || runs[i]) return;
+    const f = fits[i]!;
+    const run = stepsWorker(init, onLoaded, live);
+    run.send(JSON.stringify(toRows(table, f.train)), JSON.stringify(toRows(f.other, f.rows, [task.target])));
+    runs[i] = run;
+  };
+  if (!modules.length) onLoaded();
+  /** Fit `i`: the artifact's steps (in its worker), then the encoders and the model on their output. */
+  const fitPredict = async (i: number): Promise<Prediction> => {
+    const f = fits[i]!;
+    start(i);
+    start(i + 1);
     try {
-      return predictPipeline(fitPipeline(table, train, spec), other, rows, spec);
+      if (!modules.length) {
+        const spec: PipelineSpec = { target, transform: inRealm, model };
+        const p0 = clock();
+        const pred = predictPipeline(fitPipeline(table, f.train, spec), f.other, f.rows, spec);
+        spans.push([p0, clock()]);
+        return pred;
+      }
+      const r = await runs[i]!.reply;
+      if (r.phase === "failed") fail(r.code, r.message, results, nonce, node);
+      spans.push(r.ran);
+      // The steps' output, read into the schema its training rows fix (as the pipeline reads any transform's).
+      const trained = rowsOf(r.train, f.train.length, "fit");
+      const schema = guard("fit", () => inferSchema(trained, "the transform's output"));
+      const evaluated = fromRows(rowsOf(r.other, f.rows.length, "transform"), schema);
+      const spec: PipelineSpec = { target, transform: null, model };
+      const p0 = clock();
+      const pred = predictTable(fitPipelineOn(fromRows(trained, schema), f.train, spec), evaluated);
+      spans.push([p0, clock()]);
+      return pred;
     } catch (e) {
       if (e instanceof TransformError || e instanceof RangeError || e instanceof TypeError) {
         fail(3, e.message, results, nonce, node);
@@ -313,12 +467,8 @@ async function job(
     }
   };
   if (mode === "predict") {
-    if (!featuresPath) fail(2, "Cannot predict: no features file given", null, nonce);
-    const { [task.target]: _, ...featureKinds } = task.kinds;
-    const features = readCsvFile(featuresPath, { types: featureKinds });
-    const f0 = performance.now();
-    const pred = await fitPredict(allRows(table), features, allRows(features));
-    const fitMs = performance.now() - f0 - setupMs;
+    const pred = await fitPredict(0);
+    const fitMs = covered(spans);
     stdout(
       enc.encode(`${nonce} ${JSON.stringify({ k: pred.k, values: finite(pred.values), fit_ms: fitMs })}\n`),
     );
@@ -326,12 +476,10 @@ async function job(
   }
   const foldPreds: number[][] = [];
   const foldScores: number[] = [];
-  let k = 1, fitMs = 0;
-  for (let i = 0; i < splits.folds.length; i++) {
+  let k = 1;
+  for (let i = 0; i < fits.length; i++) {
     const fold = splits.folds[i]!;
-    const f0 = performance.now(), s0 = setupMs;
-    const pred = await fitPredict(fold.train, table, fold.valid);
-    fitMs += performance.now() - f0 - (setupMs - s0);
+    const pred = await fitPredict(i);
     k = pred.k;
     foldPreds.push(finite(pred.values));
     if (metrics) {
@@ -341,6 +489,7 @@ async function job(
       writeAll(metrics, JSON.stringify({ step: i + 1, [task.metric]: s }) + "\n");
     } else progress({ step: i + 1 });
   }
+  const fitMs = covered(spans);
   if (mode === "recompute") {
     stdout(enc.encode(`${nonce} ${JSON.stringify({ k, folds: foldPreds, fit_ms: fitMs })}\n`));
     return;
@@ -366,6 +515,7 @@ async function job(
 
 /** `serve`: jobs from stdin, one JSON line each, until stdin ends. */
 async function serve(): Promise<void> {
+  refill();
   const lines = Deno.stdin.readable.pipeThrough(new TextDecoderStream());
   let buffered = "";
   for await (const chunk of lines) {
@@ -376,6 +526,7 @@ async function serve(): Promise<void> {
       if (!line.trim()) continue;
       const j = JSON.parse(line) as { args: string[]; nonce: string; progress: string | null };
       let code = 1;
+      busy = true;
       try {
         code = await runJob(j.args, j.args[0] === "execute" ? null : j.nonce, j.progress);
       } catch (e) {
@@ -383,6 +534,8 @@ async function serve(): Promise<void> {
         stderr(enc.encode(`${e instanceof Error ? e.stack ?? e.message : String(e)}\n`));
       }
       stdout(enc.encode(`${j.nonce} end ${JSON.stringify({ exit: code })}\n`));
+      busy = false;
+      refill();
     }
   }
 }

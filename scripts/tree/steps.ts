@@ -26,13 +26,18 @@ function asStep(m: unknown, path: string): FeatureTransform {
   return d as unknown as FeatureTransform;
 }
 
-/** Imports the steps at `paths` under `scope` (the modules run here: call this inside the sandbox). */
-export async function loadSteps(scope: string, paths: readonly string[]): Promise<FeatureTransform[]> {
+/**
+ * Imports the step modules (each a `data:` URL from bundle.ts, named by its path in the artifact for
+ * messages). The modules run here: call this inside the sandbox.
+ */
+export async function loadSteps(
+  modules: readonly { path: string; url: string }[],
+): Promise<FeatureTransform[]> {
   const out: FeatureTransform[] = [];
-  for (const path of paths) {
+  for (const { path, url } of modules) {
     let m: unknown;
     try {
-      m = await import(new URL(`file://${scope}/${path}`).href);
+      m = await import(url);
     } catch (e) {
       throw new StepError("fit", `${path} cannot be loaded: ${e instanceof Error ? e.message : String(e)}`);
     }

@@ -104,9 +104,11 @@ export { type Cell, fromRows, inferSchema, type Row, type Schema, toRows } from 
 export {
   type FeatureTransform,
   fitPipeline,
+  fitPipelineOn,
   type FittedPipeline,
   type PipelineSpec,
   predictPipeline,
+  predictTable,
   TransformError,
 } from "./pipeline.ts";
 export { makeTask, type TabularTask, type TaskOptions } from "./task.ts";

@@ -85,11 +85,38 @@ export function fitPipeline(table: Table, train: Rows, spec: PipelineSpec): Fitt
     schema = guard("fit", () => inferSchema(rows, "the transform's output"));
     trainTable = fromRows(rows, schema);
   } else trainTable = takeRows(table, train);
+  return { state, schema, ...fitModel(trainTable, y, target, spec) };
+}
+
+function fitModel(trainTable: Table, y: Float64Array, target: Target, spec: PipelineSpec) {
   const local: Target = { ...target, y, usable: allRows(trainTable) };
   const encoding = fitEncoding(trainTable, local.usable, local, spec.encoding);
   const X = applyEncodingToTrain(encoding, trainTable, local.usable, local);
   const model = fitGbdt(X, y, target.task, target.classes, spec.model);
-  return { state, schema, encoding, model };
+  return { encoding, model };
+}
+
+/**
+ * Fits encoders and model on `trainTable`: the training rows `train` of the dev table as a feature transform
+ * that ran elsewhere produced them (one row per entry of `train`, in order, no target column). Rows to
+ * predict then go to `predictTable` already transformed the same way.
+ */
+export function fitPipelineOn(trainTable: Table, train: Rows, spec: PipelineSpec): FittedPipeline {
+  if (trainTable.nRows !== train.length) {
+    throw new TransformError("fit", `it returned ${trainTable.nRows} rows for ${train.length}`);
+  }
+  const y = Float64Array.from(train, (r) => spec.target.y[r]!);
+  const schema: Schema = { columns: trainTable.columns.map((c) => ({ name: c.name, kind: c.kind })) };
+  return { state: null, schema, ...fitModel(trainTable, y, spec.target, spec) };
+}
+
+/** Predicts every row of `table`, already transformed into the fitted schema, with a fitted pipeline. */
+export function predictTable(fitted: FittedPipeline, table: Table): Prediction {
+  const want = fitted.schema?.columns ?? [];
+  const same = want.length === table.columns.length &&
+    want.every((c, i) => c.name === table.columns[i]!.name && c.kind === table.columns[i]!.kind);
+  if (!same) throw new TransformError("transform", "its output's columns differ from those it was fit on");
+  return predictGbdt(fitted.model, applyEncoding(fitted.encoding, table, allRows(table)));
 }
 
 function withoutTarget(r: Row, name: string): Row {

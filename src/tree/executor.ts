@@ -18,6 +18,7 @@ import { readRegular } from "../runtime/safe_read.ts";
 import { type ChildOutcome, runChild, signedLine } from "./child.ts";
 import type { SlotPool } from "./server.ts";
 import type { TreeData } from "./data.ts";
+import { libraryWrote } from "./library.ts";
 import { scoreFolds } from "./predictions.ts";
 import { childCommand, type SandboxContext } from "./sandbox.ts";
 import type { ExecResult, TreeNode, TreeState } from "./types.ts";
@@ -72,11 +73,16 @@ export function materialize(dir: string, s: TreeState, n: TreeNode): string {
 
 function writeArtifact(scope: string, s: TreeState, n: TreeNode): string {
   Deno.mkdirSync(`${scope}/steps`, { recursive: true });
+  // The content hashes of the steps the library wrote (checked by writing them again): the harness runs an
+  // artifact made of these alone beside its encoders, and anything else in a fresh worker per fit.
+  const library: string[] = [];
   for (const at of path(s, n)) {
     const step = at.hypothesis?.step;
-    if (step) Deno.writeTextFileSync(`${scope}/${step.path}`, step.source);
+    if (!step) continue;
+    Deno.writeTextFileSync(`${scope}/${step.path}`, step.source);
+    if (libraryWrote(s, at.hypothesis!)) library.push(sha256(step.source));
   }
-  const manifest = { format: ARTIFACT_FORMAT, steps: n.artifact.steps, model: n.artifact.model };
+  const manifest = { format: ARTIFACT_FORMAT, steps: n.artifact.steps, model: n.artifact.model, library };
   Deno.writeTextFileSync(`${scope}/artifact.json`, JSON.stringify(manifest, null, 2) + "\n");
   return scope;
 }

@@ -47,6 +47,26 @@ const PRIOR: Record<Family, number> = {
 
 const q = (s: string) => JSON.stringify(s);
 
+/** What the library's step modules are written for in run `s` (the same for every node of the run). */
+export function codeContext(s: TreeState): CodeContext {
+  return {
+    toolkit: s.config.toolkit,
+    target: s.dataset.target,
+    classes: s.dataset.task === "regression" ? [] : s.dataset.classes,
+    seed: s.config.seed,
+  };
+}
+
+/**
+ * Whether `h`'s step module is exactly what the library writes for it: Arrow's own code, which the harness
+ * may run beside the encoders instead of in a fresh worker per fit (the isolation untrusted code needs).
+ * Decided by writing the module again from the hypothesis' family, columns and parameters, never by a flag.
+ */
+export function libraryWrote(s: TreeState, h: Hypothesis): boolean {
+  if (!h.step || h.source !== "library") return false;
+  return moduleSource(h.family, h.columns, h.params, h.text, codeContext(s)) === h.step.source;
+}
+
 export function keyOf(family: Family, columns: string[], params: Record<string, number | string>): string {
   const p = Object.keys(params).sort().map((k) => `${k}=${params[k]}`).join(",");
   return `${family}:${columns.join("+")}${p ? `:${p}` : ""}`;
@@ -246,12 +266,7 @@ export function libraryIdeas(s: TreeState, parentId: string, n: number, seed: nu
     for (const i of ranked) (fams.has(i.family) ? rest : (fams.add(i.family), first)).push(i);
     ranked = [...first, ...rest];
   }
-  const ctx: CodeContext = {
-    toolkit: s.config.toolkit,
-    target: s.dataset.target,
-    classes: s.dataset.task === "regression" ? [] : s.dataset.classes,
-    seed: s.config.seed,
-  };
+  const ctx = codeContext(s);
   return ranked.slice(0, n).map((i): Hypothesis => {
     const source = moduleSource(i.family, i.columns, i.params, i.text, ctx);
     const path = `steps/${String(parent.depth + 1).padStart(3, "0")}_${i.family}.ts`;
