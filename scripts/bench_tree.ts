@@ -330,9 +330,9 @@ if (import.meta.main) {
         (values["no-slots"]
           ? " (this run: a fresh child per job)."
           : " — without slots (--no-slots); with them, none."),
-      `Wall time per cycle that is not model fitting (children's start-up, loading and data handling, ` +
-        `making a fresh worker for every fit and handing it its rows ` +
-        `included; meaningful with --executors 1): median ${
+      `Wall time per cycle that is not model fitting (children's start-up, loading and data handling ` +
+        `included; the library's steps run beside the encoders, their row conversion counted as fitting; ` +
+        `untrusted steps would add a fresh worker per fit; meaningful with --executors 1): median ${
           median(results.map((r) => r.nonFitPerCycleMs)).toFixed(1)
         } ms.`,
       `Total ${((performance.now() - t0) / 1000).toFixed(0)} s.`,

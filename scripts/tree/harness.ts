@@ -1,12 +1,20 @@
 /**
  * The child program every tree-mode measurement runs in: `harness.ts <mode> <task.json> <dev.csv> <scope>
  * <node> [<features.csv>]`, under the node's lane (read its dev data, its scope and the toolkit; write its
- * scope, executors only). It never runs the artifact's code itself: the feature steps of every fold, and of
- * every prediction, run in a fresh worker (fold_worker.ts) that can read nothing once its modules are
- * loaded, is handed that fit's rows and is ended after it — so the hypothesis' code has nothing to read and
- * nowhere to write, whatever it tries shows up in the permission audit, and nothing it remembers from one
- * fold reaches the next. The encoders and the model are fit here, on the rows the worker handed back. Each
- * worker is started while the fit before it runs, so its start-up is mostly hidden.
+ * scope, executors only). It never runs untrusted code itself: the feature steps of every fold, and of
+ * every prediction, run in a fresh worker (fold_worker.ts) that can read nothing of any scope, gives up even
+ * the toolkit once its modules are loaded (bundled as `data:` URLs, bundle.ts), is handed that fit's rows
+ * as JSON text and is ended after it — so the hypothesis' code has nothing to read and nowhere to write,
+ * whatever it tries shows up in the permission audit, and nothing it remembers from one fold reaches the
+ * next. The encoders and the model are fit here, on the rows the worker handed back. A slot makes its
+ * workers between jobs (their lane is the same for every job), and each fit's worker is handed its rows
+ * while the fit before it runs.
+ *
+ * The one exception is Arrow's own code: an artifact whose every step file hashes to one that Arrow
+ * recorded, when it wrote the artifact, as written by its library (`library` in artifact.json, checked there
+ * against the library's templates) runs its steps here, beside the encoders — as fast as the model, and no
+ * more trusted than the encoders are. A fresh isolate per fit costs ~36 ms of CPU; a cycle of library
+ * hypotheses needs none.
  *
  * - `execute` (the executor): cross-validates on the dev folds, appends one line per fold to
  *   `metrics.jsonl` and writes its claim to `results.json` in the scope.
@@ -21,9 +29,10 @@
  * - `serve` (a long-lived slot, src/tree/server.ts): the same jobs, one after another, each read from stdin
  *   as a JSON line `{"args": [mode, task, dev, scope, node, features?], "nonce", "progress"}`; each ends with
  *   the line `<nonce> end {"exit": N}` on stdout. Nothing of a job outlives it but this process's own
- *   code: the artifact's code still runs only in per-fit workers, ended after their fit, so a slot saves
- *   the start-up of a process (and of the toolkit's modules) per job, and changes nothing the artifact can
- *   reach. A slot that hangs or runs over is killed whole by Arrow and replaced.
+ *   code (the library's steps included): untrusted code still runs only in per-fit workers, ended after
+ *   their fit, so a slot saves the start-up of a process (and of the toolkit's modules) per job, and
+ *   changes nothing the artifact can reach. A slot that hangs or runs over is killed whole by Arrow and
+ *   replaced.
  *
  * @module
  */

@@ -1,6 +1,6 @@
 import { deepEqual, equal, notEqual, ok as truthy } from "node:assert/strict";
 import { fakeStart, folds, ok, run } from "../../tests/tree_fake.ts";
-import { libraryIdeas } from "./library.ts";
+import { libraryIdeas, libraryWrote } from "./library.ts";
 import { step } from "./step.ts";
 import type { Hypothesis, TreeEvent, TreeState } from "./types.ts";
 
@@ -123,4 +123,61 @@ Deno.test("insights change ideation: what another branch measured moves a hypoth
     helped.after >= 0 && helped.after <= helped.before,
     `helped under n2: not lower ${JSON.stringify(helped)}`,
   );
+});
+
+Deno.test("libraryWrote() trusts a step only when the library's template writes exactly it again", () => {
+  const s = run(fakeStart(), baseline).state;
+  const ideas = libraryIdeas(s, "n0", 12, 5).filter((h) => h.step);
+  truthy(ideas.length >= 5, `${ideas.length} ideas with a module`);
+  for (const h of ideas) {
+    truthy(libraryWrote(s, h), h.key);
+    // The same idea with one character of its module changed, or claimed by another ideator, is not.
+    equal(libraryWrote(s, { ...h, step: { ...h.step!, source: h.step!.source + " " } }), false, h.key);
+    equal(libraryWrote(s, { ...h, source: "llm" }), false, h.key);
+    // Its text is part of the module (a comment): another text is another module.
+    equal(libraryWrote(s, { ...h, text: `${h.text}!` }), false, h.key);
+  }
+  // A capacity change has no module to trust.
+  const capacity = libraryIdeas(s, "n0", 40, 5).find((h) => !h.step);
+  truthy(capacity && !libraryWrote(s, capacity));
+});
+
+Deno.test("materialize() lists the content hash of each library step on the node's path, and of nothing else", async () => {
+  const { materialize } = await import("./executor.ts");
+  const { createHash } = await import("node:crypto");
+  let s = run(fakeStart(), baseline).state;
+  const lib = libraryIdeas(s, "n0", 1, 5)[0]!;
+  const foreign: Hypothesis = {
+    ...lib,
+    key: "llm:x",
+    family: "llm",
+    source: "llm",
+    step: {
+      path: "steps/002_llm.ts",
+      source: "export default { fit: () => null, transform: (_s, r) => r };",
+    },
+  };
+  s = step(s, { e: "proposed", parent: "n0", hypotheses: [lib], problems: [], tokens: 0 }).state;
+  // A child of n1 written by another ideator (made here: the step function's order is not under test).
+  const n1 = s.nodes.n1!;
+  const child = {
+    ...n1,
+    id: "n2",
+    parent: "n1",
+    hypothesis: foreign,
+    artifact: { steps: [...n1.artifact.steps, foreign.step!.path], model: {} },
+  };
+  s.nodes.n2 = child;
+  const dir = Deno.makeTempDirSync({ prefix: "arrow-tree-manifest-" });
+  try {
+    const sha = (t: string) => createHash("sha256").update(t).digest("hex");
+    const read = (d: string) => JSON.parse(Deno.readTextFileSync(`${d}/artifact.json`));
+    const m1 = read(materialize(`${dir}/n1`, s, s.nodes.n1!));
+    deepEqual(m1.library, [sha(lib.step!.source)]);
+    const m2 = read(materialize(`${dir}/${child.id}`, s, child));
+    deepEqual(m2.steps, [lib.step!.path, foreign.step!.path]);
+    deepEqual(m2.library, [sha(lib.step!.source)], "the LLM's step is not listed");
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
 });

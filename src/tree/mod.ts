@@ -17,7 +17,8 @@
  *    Deno permissions (read its dev rows, its scope, the toolkit; write its scope; audited) and bubblewrap
  *    when present (the user's CSV and every run hidden); the artifact's steps run in a fresh worker per fold
  *    that can read nothing once loaded (`scripts/tree/fold_worker.ts`), so nothing is remembered across
- *    folds.
+ *    folds — unless every step is one the library wrote (content hash recorded in artifact.json, checked
+ *    against the library's templates), which is Arrow's own code and runs beside the encoders.
  * 4. **observe** — exit code, stderr tail, silence (hung after K_FREEZE observations), wall budget,
  *    permission audit, `results.json` (the claim), `metrics.jsonl` (the folds it logged), and Arrow's own
  *    recomputation of every fold's predictions, scored against dev labels in the coordinator: the

@@ -2,9 +2,10 @@
  * Long-lived harness processes ("slots") for local tree runs: each is scripts/tree/harness.ts in `serve`
  * mode under the same two layers as a one-shot child (Deno permissions, and bubblewrap when installed), and
  * runs one job at a time — an executor's cross-validation, a recomputation, or a prediction for the merge
- * gate — instead of a process (and its module loading) per job. The artifact's code never runs in a slot's
- * own isolate: every fit still gets a fresh worker that is ended after it (harness.ts), so a slot carries
- * nothing from one hypothesis to the next that an artifact could use.
+ * gate — instead of a process (and its module loading) per job. Untrusted code never runs in a slot's own
+ * isolate: every fit of it gets a fresh worker that is ended after it (harness.ts), so a slot carries
+ * nothing from one hypothesis to the next that an artifact could use. Only steps the library wrote (Arrow's
+ * own templates, checked by content hash) run in the slot's isolate, like the encoders.
  *
  * Roles keep the lanes apart. An `execute` slot may write under nodes/ (an executor's scope) and read the
  * dev data; a `recompute` slot reads the same and writes only its progress file; a `predict` slot alone
