@@ -6,7 +6,7 @@
 import { equal, ok } from "node:assert/strict";
 import type { MetricName, Prediction } from "../tabular/mod.ts";
 import { mulberry32 } from "../tabular/prng.ts";
-import { pairedBootstrap } from "./paired.ts";
+import { pairedBootstrap, resamplesFor } from "./paired.ts";
 
 const N = 60;
 const rng = mulberry32(11);
@@ -67,3 +67,23 @@ Deno.test("pairedBootstrap() finds no spread between identical predictions and a
   ok(better.gain > 3 * better.se, JSON.stringify(better));
   equal(better.b, 200, "stratified resamples keep both classes, so every AUC is defined");
 });
+
+Deno.test("resamplesFor() keeps 1,000 resamples up to 1,000 rows, then about a million draws, never under 250", () => {
+  equal(resamplesFor(57), 1000);
+  equal(resamplesFor(1000), 1000);
+  equal(resamplesFor(2000), 500);
+  equal(resamplesFor(4000), 250);
+  equal(resamplesFor(100_000), 250);
+  // The default follows the part's size: a large part's comparison draws ~a million rows.
+  const y = Float64Array.from({ length: 4000 }, (_, i) => i % 2);
+  const p: Prediction = {
+    task: "binary",
+    k: 1,
+    values: Float64Array.from(y, (v, i) => 0.3 * v + (i % 7) / 10),
+  };
+  equal(pairedBootstrap("auc", y, p, probsOf(y), 1, 2).b, 250);
+});
+
+function probsOf(y: Float64Array): Prediction {
+  return { task: "binary", k: 1, values: Float64Array.from(y, () => rng()) };
+}
