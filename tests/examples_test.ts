@@ -154,6 +154,13 @@ const triples = (o: Outcome) => o.incidents.map((i) => [i.type, i.node, i.ladder
 const why = (o: Outcome) =>
   `exit ${o.code}; ${o.stderr.slice(-1500)}; incidents ${JSON.stringify(triples(o))}`;
 const json = (path: string) => JSON.parse(Deno.readTextFileSync(path));
+const listDir = (dir: string): string[] => {
+  try {
+    return [...Deno.readDirSync(dir)].map((e) => e.name);
+  } catch {
+    return [];
+  }
+};
 const readOr = (path: string) => {
   try {
     return Deno.readTextFileSync(path);
@@ -362,10 +369,20 @@ Deno.test("python_trainer: a Python trainer of one's own under overwatch", async
         for (const [name, want] of [["escape_tmp", [ESCAPES[0]!]], ["escape_home", ESCAPES]] as const) {
           const r = o[name]!;
           const log = readOr(`${r.dir}/logs/poly_ridge.err`) + readOr(`${r.dir}/logs/poly_ridge.out`);
+          // What the SDK's injected write found (one line per attempt that fired it).
+          const faults = [...listDir(`${r.dir}/.arrow/faults`)].filter((f) => f.startsWith("poly_ridge."))
+            .map((f) => readOr(`${r.dir}/.arrow/faults/${f}`)).join("");
           // /tmp held more than MAX_SHADOWED_ENTRIES entries when the worker started (the other suites'
           // temporary files): the sandbox then leaves it read-only, as WORKERS.md says — the /tmp write is
-          // refused, not shadowed, and only the other paths are reported. Nothing may land on the host either way.
-          const tmpRefused = /could not write \/tmp\/arrow_escape\S*: Read-only file system/.test(log);
+          // refused, not shadowed, and only the other paths are reported. The trainer says so in its log, the
+          // SDK's injected write in its fault log. Nothing may land on the host either way.
+          const injectedRefused = faults.split("\n").filter((l) => l.trim()).some((l) => {
+            const f = JSON.parse(l) as { path?: string; outcome?: string };
+            return /^\/tmp\/arrow_escape/.test(f.path ?? "") &&
+              f.outcome === "refused: Read-only file system";
+          });
+          const tmpRefused = injectedRefused ||
+            /could not write \/tmp\/arrow_escape\S*: Read-only file system/.test(log);
           const named = tmpRefused ? want.filter((p) => !p.startsWith("/tmp/")) : [...want];
           if (tmpRefused) {
             console.log(`  ${name}: /tmp was too busy to shadow; its write was refused, not reported`);
@@ -374,7 +391,12 @@ Deno.test("python_trainer: a Python trainer of one's own under overwatch", async
           const i = r.incidents.find((x) => x.type === "SCOPE_VIOLATION");
           ok(i, `${name}: ${why(r)}`);
           equal(i.node, "poly_ridge");
-          for (const p of named) ok(paths(i).includes(p), `${name} names ${p}: ${paths(i)}`);
+          for (const p of named) {
+            ok(
+              paths(i).includes(p),
+              `${name} names ${p}: ${paths(i)}; log: ${log.slice(-600)}; faults: ${faults}`,
+            );
+          }
           equal(r.verdict, "RESULT WITHHELD");
         }
         for (const p of ESCAPES) ok(!exists(p), `${p} must not exist on the host`);

@@ -7,6 +7,10 @@
  * decompose into per-row losses (AUC, R²); for those that do, it agrees with the per-row paired standard
  * error. The step function admits a candidate only when its gain is at least Z_GATE standard errors.
  *
+ * Cost grows with the part: up to 1,000 rows a comparison draws 1,000 resamples; above, an AUC comparison is
+ * linearized (each row's DeLong structural components, their variance within each class — the quantity the
+ * class-stratified bootstrap converges to, in O(n log n)), and other metrics draw about a million rows.
+ *
  * @module
  */
 import { mulberry32, subSeed } from "../tabular/prng.ts";
@@ -34,9 +38,18 @@ export interface PairedGain {
   se: number;
   /** Held-out rows compared. */
   n: number;
-  /** Resamples that could be scored (a resample whose metric is undefined is skipped). */
+  /** Resamples that could be scored (a resample whose metric is undefined is skipped); 0 when linearized. */
   b: number;
+  /**
+   * How the standard error was had: resampling, or (AUC on more than LINEARIZE_ABOVE rows) the variance of
+   * each row's share of the gain within its class — DeLong's structural components, the limit the
+   * stratified bootstrap converges to, in O(n log n). Absent in states recorded before it existed.
+   */
+  method?: "bootstrap" | "linearized";
 }
+
+/** Held-out rows above which an AUC comparison is linearized instead of resampled. */
+export const LINEARIZE_ABOVE = 1000;
 
 function subset(pred: Prediction, idx: Int32Array): Prediction {
   const { k } = pred;
@@ -123,7 +136,7 @@ function bootstrap(
   }
   const mean = diffs.reduce((s, x) => s + x, 0) / Math.max(1, diffs.length);
   const v = diffs.length > 1 ? diffs.reduce((s, x) => s + (x - mean) ** 2, 0) / (diffs.length - 1) : NaN;
-  return { gain, se: Math.sqrt(v), n, b: diffs.length };
+  return { gain, se: Math.sqrt(v), n, b: diffs.length, method: "bootstrap" };
 }
 
 /**
@@ -168,6 +181,71 @@ function aucOfCounts(y: Float64Array, p: Prediction): (w: Float64Array) => numbe
   };
 }
 
+/**
+ * Each row's structural component of the one-vs-rest AUC of class `c` (DeLong): a positive's share of the
+ * negatives scored below it, a negative's share of the positives scored above it, ties counting half. Their
+ * mean over the positives (or over the negatives) is the AUC. Null when one side is empty.
+ */
+function structural(
+  y: Float64Array,
+  s: ArrayLike<number>,
+  c: number,
+): { v: Float64Array; pos: number; neg: number } | null {
+  const n = y.length;
+  const order = Int32Array.from({ length: n }, (_, i) => i).sort((a, b) => s[a]! - s[b]!);
+  let pos = 0;
+  for (let i = 0; i < n; i++) if (y[i] === c) pos++;
+  const neg = n - pos;
+  if (pos === 0 || neg === 0) return null;
+  const v = new Float64Array(n);
+  let posBelow = 0, negBelow = 0;
+  for (let at = 0; at < n;) {
+    let end = at, p = 0, q = 0;
+    while (end < n && s[order[end]!] === s[order[at]!]) (y[order[end]!] === c ? p++ : q++), end++;
+    for (let i = at; i < end; i++) {
+      const r = order[i]!;
+      v[r] = y[r] === c ? (negBelow + q / 2) / neg : (pos - posBelow - p + p / 2) / pos;
+    }
+    posBelow += p;
+    negBelow += q;
+    at = end;
+  }
+  return { v, pos, neg };
+}
+
+/**
+ * The standard error of an AUC difference by linearization: every row's share of the difference (its
+ * structural components, candidate minus incumbent, over the size of its side, averaged over the classes
+ * with both sides present) varies within its class, and the variance of the gain is the sum over classes of
+ * n_class × that within-class variance — what the class-stratified bootstrap estimates by resampling.
+ */
+function linearizedAuc(y: Float64Array, c: Prediction, inc: Prediction, gain: number): PairedGain {
+  const n = y.length;
+  const classes = c.k === 1 ? [1] : Array.from({ length: c.k }, (_, j) => j);
+  const column = (p: Prediction, j: number) =>
+    p.k === 1 ? p.values : Float64Array.from({ length: n }, (_, i) => p.values[i * p.k + j]!);
+  const share = new Float64Array(n);
+  let used = 0;
+  for (const cls of classes) {
+    const a = structural(y, column(c, cls), cls), b = structural(y, column(inc, cls), cls);
+    if (!a || !b) continue;
+    used++;
+    for (let r = 0; r < n; r++) share[r] = share[r]! + (a.v[r]! - b.v[r]!) / (y[r] === cls ? a.pos : a.neg);
+  }
+  if (!used) return { gain, se: NaN, n, b: 0, method: "linearized" };
+  let variance = 0;
+  for (const g of strata(c.task, y)) {
+    if (g.length < 2) continue;
+    let mean = 0;
+    for (const r of g) mean += share[r]! / used;
+    mean /= g.length;
+    let ss = 0;
+    for (const r of g) ss += (share[r]! / used - mean) ** 2;
+    variance += g.length * (ss / (g.length - 1));
+  }
+  return { gain, se: Math.sqrt(variance), n, b: 0, method: "linearized" };
+}
+
 /** Every resample scored from scratch: AUC's way, and the reference the per-row path is tested against. */
 function rescoring(metric: MetricName, y: Float64Array, c: Prediction, inc: Prediction, sign: 1 | -1) {
   const ys = new Float64Array(y.length);
@@ -181,6 +259,8 @@ function rescoring(metric: MetricName, y: Float64Array, c: Prediction, inc: Pred
  * The candidate's held-out gain over the incumbent and its bootstrap standard error. `sign` is +1 when the
  * metric is maximised; `seed` fixes the resamples (the same rows are drawn for both prediction sets).
  * `rescore` forces scoring every resample from scratch (slower; the per-row path gives the same numbers).
+ * Without `resamples`, an AUC comparison on more than LINEARIZE_ABOVE rows is linearized, and any other
+ * takes `resamplesFor(n)` resamples; with it, that many resamples are drawn whatever the size.
  */
 export function pairedBootstrap(
   metric: MetricName,
@@ -189,11 +269,15 @@ export function pairedBootstrap(
   incumbent: Prediction,
   sign: 1 | -1,
   seed: number,
-  resamples = resamplesFor(y.length),
+  resamples?: number,
   rescore = false,
 ): PairedGain {
   const n = y.length;
   const gain = sign * (score(metric, y, candidate) - score(metric, y, incumbent));
+  if (metric === "auc" && resamples === undefined && n > LINEARIZE_ABOVE) {
+    return linearizedAuc(y, candidate, incumbent, gain);
+  }
+  resamples ??= resamplesFor(n);
   if (metric === "auc" && !rescore) {
     const ac = aucOfCounts(y, candidate), ai = aucOfCounts(y, incumbent);
     const w = new Float64Array(n);

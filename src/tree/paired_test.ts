@@ -6,7 +6,7 @@
 import { equal, ok } from "node:assert/strict";
 import type { MetricName, Prediction } from "../tabular/mod.ts";
 import { mulberry32 } from "../tabular/prng.ts";
-import { pairedBootstrap, resamplesFor } from "./paired.ts";
+import { LINEARIZE_ABOVE, pairedBootstrap, resamplesFor } from "./paired.ts";
 
 const N = 60;
 const rng = mulberry32(11);
@@ -75,15 +75,40 @@ Deno.test("resamplesFor() keeps 1,000 resamples up to 1,000 rows, then about a m
   equal(resamplesFor(4000), 250);
   equal(resamplesFor(100_000), 250);
   // The default follows the part's size: a large part's comparison draws ~a million rows.
-  const y = Float64Array.from({ length: 4000 }, (_, i) => i % 2);
-  const p: Prediction = {
-    task: "binary",
-    k: 1,
-    values: Float64Array.from(y, (v, i) => 0.3 * v + (i % 7) / 10),
-  };
-  equal(pairedBootstrap("auc", y, p, probsOf(y), 1, 2).b, 250);
+  const y = Float64Array.from({ length: 4000 }, () => 10 * rng());
+  equal(pairedBootstrap("mae", y, reg(y, 2), reg(y, 3), -1, 2).b, 250);
 });
 
-function probsOf(y: Float64Array): Prediction {
-  return { task: "binary", k: 1, values: Float64Array.from(y, () => rng()) };
-}
+Deno.test("on a large part, an AUC comparison is linearized and agrees with the stratified bootstrap", () => {
+  const n = 3000;
+  const r = mulberry32(4);
+  for (const k of [2, 3]) {
+    const y = Float64Array.from({ length: n }, () => Math.floor(r() * k));
+    // Scores that carry the label and noise, rounded so there are ties.
+    const pred = (noise: number): Prediction => {
+      const values = new Float64Array(k === 2 ? n : n * k);
+      for (let i = 0; i < n; i++) {
+        if (k === 2) values[i] = Math.round((y[i]! + noise * (r() - 0.5)) * 20) / 20;
+        else {for (let c = 0; c < k; c++) {
+            values[i * k + c] = Math.round(((y[i] === c ? 1 : 0) + noise * r()) * 20) / 20;
+          }}
+      }
+      return { task: k === 2 ? "binary" : "multiclass", k: k === 2 ? 1 : k, values };
+    };
+    const c = pred(2), inc = pred(2.4);
+    const lin = pairedBootstrap("auc", y, c, inc, 1, 9);
+    equal(lin.method, "linearized");
+    const boot = pairedBootstrap("auc", y, c, inc, 1, 9, 2000);
+    equal(boot.method, "bootstrap");
+    equal(lin.gain, boot.gain);
+    ok(Math.abs(lin.se - boot.se) <= 0.1 * boot.se, `k=${k}: linearized ${lin.se} vs bootstrap ${boot.se}`);
+    // Identical predictions: no gain, no spread.
+    const same = pairedBootstrap("auc", y, c, c, 1, 9);
+    equal(same.gain, 0);
+    equal(same.se, 0);
+  }
+  // At and under the threshold the bootstrap stays, so small parts keep their numbers.
+  const y = labels(2);
+  equal(pairedBootstrap("auc", y, probs(2), probs(2), 1, 1, 50).method, "bootstrap");
+  equal(LINEARIZE_ABOVE, 1000);
+});

@@ -302,12 +302,13 @@ function beyondNoise(s: TreeState, n: TreeNode, inc: TreeNode): boolean {
 }
 
 /**
- * The held-out gain is beyond the held-out part's noise: at least Z_GATE bootstrap standard errors of the
- * paired comparison (paired.ts). With no comparison (the incumbent's predictions could not be had), nothing
- * is admitted: an unmeasured gain is not evidence.
+ * The held-out gain is beyond the held-out part's noise: at least Z_GATE standard errors (bootstrap, or
+ * linearized for AUC on a large part) of the paired comparison (paired.ts). With no comparison (the
+ * incumbent's predictions could not be had), nothing is admitted: an unmeasured gain is not evidence.
  */
 export function significant(p: PairedGain | null): boolean {
-  return p !== null && p.b > 1 && Number.isFinite(p.se) && p.gain >= Z_GATE * p.se;
+  return p !== null && (p.method === "linearized" || p.b > 1) && Number.isFinite(p.se) &&
+    p.gain >= Z_GATE * p.se;
 }
 
 const gateContext = (s: TreeState) => ({
