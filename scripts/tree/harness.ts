@@ -51,6 +51,7 @@ import {
   predictPipeline,
   predictTable,
   readCsvFile,
+  readTable,
   type Row,
   score,
   type Splits,
@@ -123,15 +124,18 @@ function devData(taskPath: string, devPath: string, task: TaskFile) {
   return devCache;
 }
 
-/** The features files a slot has read (the merge gate's and the final test's), by path, size and mtime. */
+/**
+ * The features files a slot has read (the merge gate writes the same held-out features for every query, in
+ * a file of that query's own), by content hash: a file read again is parsed once.
+ */
 const featureCache = new Map<string, Table>();
 
 function cachedTable(path: string, kinds: Record<string, ColumnKind>): Table {
-  const s = Deno.statSync(path);
-  const key = `${path}\u0000${s.size}\u0000${s.mtime?.getTime() ?? ""}\u0000${JSON.stringify(kinds)}`;
+  const text = Deno.readTextFileSync(path);
+  const key = `${createHash("sha256").update(text).digest("hex")}\u0000${JSON.stringify(kinds)}`;
   let t = featureCache.get(key);
   if (!t) {
-    t = readCsvFile(path, { types: kinds });
+    t = readTable(text, path, { types: kinds });
     if (featureCache.size >= 4) featureCache.delete(featureCache.keys().next().value!);
     featureCache.set(key, t);
   }
@@ -192,7 +196,17 @@ let sparesWanted = 0;
 /** Whether a job is running (spares are then made only when a fit needs one). */
 let busy = false;
 
-const makeWorker = () => new Worker(WORKER, { type: "module", deno: { permissions: LANE } });
+/** A new worker; until a fit takes it, an error of its own (it could not start) only retires it. */
+function makeWorker(): Worker {
+  const w = new Worker(WORKER, { type: "module", deno: { permissions: LANE } });
+  w.onerror = (e: ErrorEvent) => {
+    e.preventDefault();
+    const at = spares.indexOf(w);
+    if (at >= 0) spares.splice(at, 1);
+    w.terminate();
+  };
+  return w;
+}
 
 /** Makes spares until there are enough, one at a time, giving way to a job as soon as one arrives. */
 async function refill(): Promise<void> {

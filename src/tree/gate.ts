@@ -103,6 +103,17 @@ export class MergeGate {
     return this.#score(s, node, "test", this.data.task.splits.test);
   }
 
+  /** The features of a part as CSV text, made once per part (the file itself lives only while a child runs). */
+  #features = new Map<string, string>();
+  #featuresText(part: "heldout" | "test", rows: Rows): string {
+    let text = this.#features.get(part);
+    if (text === undefined) {
+      text = writeCsv(featuresOnly(this.data.table, this.data.task.target.name), rows);
+      this.#features.set(part, text);
+    }
+    return text;
+  }
+
   #keptPath(node: string): string {
     return `${this.sandbox.runDir}/.arrow/heldout/${node}.json`;
   }
@@ -147,7 +158,7 @@ export class MergeGate {
 
   /** The predictions of node `node`'s artifact for `rows` (features only): no label is read here. */
   async #predict(s: TreeState, node: string, part: "heldout" | "test", rows: Rows): Promise<Predicted> {
-    const { table, task } = this.data;
+    const { task } = this.data;
     const label = `${node}.${part}.${s.tick}`;
     const dir = `${this.sandbox.runDir}/.arrow/gate/${label}`;
     // The artifact as recorded, in a directory of its own at a scope's depth (its relative import of the
@@ -156,7 +167,7 @@ export class MergeGate {
     const features = `${dir}/features.csv`;
     const audit = `${dir}/audit/permissions.jsonl`;
     Deno.mkdirSync(`${dir}/audit`, { recursive: true });
-    Deno.writeTextFileSync(features, writeCsv(featuresOnly(table, task.target.name), rows));
+    Deno.writeTextFileSync(features, this.#featuresText(part, rows));
     try {
       let nonce: string = crypto.randomUUID();
       let out: ChildOutcome;
