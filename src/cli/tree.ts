@@ -43,9 +43,10 @@ under bubblewrap the rest of the data is not even there), recompute its claimed 
 distil an insight (helped / hurt / neutral / failed, dev delta ± std over folds) and pass it up the tree, and
 send the best newcomer to the merge gate when it beats the incumbent on the same folds beyond noise: admitted
 only if its held-out score beats the incumbent's by ACCEPT_EPS (0.003) and by ${Z_GATE} standard errors of a
-paired bootstrap over the held-out rows (a gain within the held-out part's noise is not admitted). Each fold
-runs the hypothesis' code in a fresh worker, so nothing it remembers reaches the next fold; a child that goes
-silent is stopped and blamed. Failing code becomes a failed-informative node with its lesson. Everything is persisted
+paired bootstrap over the held-out rows (linearized for AUC past 1,000 rows; a gain within the held-out part's
+noise is not admitted). Each fold runs an LLM's (or any untrusted) code in a fresh worker, so nothing it
+remembers reaches the next fold; the library's own modules, checked by content hash, run beside the model. A
+child that goes silent is stopped and blamed. Failing code becomes a failed-informative node with its lesson. Everything is persisted
 in SQLite every step: after a crash, --resume continues with nothing lost.
 
 Options:
