@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { createHash } from "node:crypto";
 
 /** A step module that cannot be bundled: its lesson. */
 export class BundleError extends Error {
@@ -41,13 +42,26 @@ function dataUrl(path: string, text: string): string {
   return `data:${mediaType(path)};base64,${btoa(bin)}`;
 }
 
+/** A step module bundled: its path in the artifact, its `data:` URL, and the SHA-256 of its file as read. */
+export interface BundledStep {
+  path: string;
+  url: string;
+  sha256: string;
+}
+
 /**
  * The modules at `paths` (relative to `scope`) as `data:` URLs, in the same order. Throws BundleError for a
  * module that cannot be read, imports in a circle, or makes the artifact too large.
  */
 export function bundleSteps(scope: string, paths: readonly string[]): string[] {
+  return bundleArtifact(scope, paths).map((s) => s.url);
+}
+
+/** As bundleSteps, with each step's path and the content hash of its file (read once, for both). */
+export function bundleArtifact(scope: string, paths: readonly string[]): BundledStep[] {
   const root = new URL(`file://${scope.endsWith("/") ? scope : `${scope}/`}`);
   const done = new Map<string, string>();
+  const hashes = new Map<string, string>();
   let bytes = 0;
   const bundle = (url: URL, top: string, chain: string[]): string => {
     const key = url.href;
@@ -62,6 +76,7 @@ export function bundleSteps(scope: string, paths: readonly string[]): string[] {
     } catch (e) {
       throw new BundleError(top, `${rel} cannot be read (${e instanceof Error ? e.message : String(e)})`);
     }
+    hashes.set(key, createHash("sha256").update(text).digest("hex"));
     bytes += text.length;
     if (bytes > MAX_BYTES) throw new BundleError(top, `its modules are larger than ${MAX_BYTES} bytes`);
     if (CODE.test(url.pathname)) {
@@ -84,6 +99,7 @@ export function bundleSteps(scope: string, paths: readonly string[]): string[] {
   return paths.map((p) => {
     const url = new URL(p, root);
     if (!url.pathname.startsWith(root.pathname)) throw new BundleError(p, "it is not in the node's scope");
-    return bundle(url, p, []);
+    const out = bundle(url, p, []);
+    return { path: p, url: out, sha256: hashes.get(url.href)! };
   });
 }

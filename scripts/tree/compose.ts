@@ -6,8 +6,8 @@
  *
  * @module
  */
-import type { FeatureTransform, GbdtParams } from "../../src/tabular/mod.ts";
-import { bundleSteps } from "./bundle.ts";
+import { type FeatureTransform, type GbdtParams, TransformError } from "../../src/tabular/mod.ts";
+import { type BundledStep, bundleSteps } from "./bundle.ts";
 import { chain, loadSteps as loadModules, StepError } from "./steps.ts";
 
 export const ARTIFACT_FORMAT = "arrow-tree-artifact/1";
@@ -63,6 +63,35 @@ export function parseArtifact(v: unknown): ArtifactManifest {
 export function loadSteps(scope: string, manifest: ArtifactManifest): Promise<FeatureTransform[]> {
   const urls = bundleSteps(scope, manifest.steps);
   return loadModules(manifest.steps.map((path, i) => ({ path, url: urls[i]! })));
+}
+
+/**
+ * Whether every step of the artifact is a module Arrow's library wrote: its file's SHA-256 is one Arrow
+ * recorded as the library's when it wrote the artifact (artifact.json `library`, checked against the
+ * library's own templates there). Such steps are Arrow's code, like the encoders, and run in the harness;
+ * any other step — an LLM's, a fixture's, a file changed since — runs in a fresh worker per fit.
+ */
+export function fromLibrary(manifest: ArtifactManifest, steps: readonly BundledStep[]): boolean {
+  const known = new Set(manifest.library);
+  return known.size > 0 && steps.length > 0 && steps.every((s) => known.has(s.sha256));
+}
+
+/** The library's steps chained into one transform run in place, failing as the pipeline's transforms fail. */
+export function libraryTransform(steps: FeatureTransform[], target: string): FeatureTransform {
+  const t = chain(steps, target)!;
+  const lift = <T>(f: () => T): T => {
+    try {
+      return f();
+    } catch (e) {
+      if (e instanceof StepError) throw new TransformError(e.phase, e.reason);
+      throw e;
+    }
+  };
+  return {
+    fit: (rows) => lift(() => t.fit(rows)),
+    transform: (state, rows) => lift(() => t.transform(state as unknown[], rows)),
+    fitTransform: (rows) => lift(() => t.fitTransform!(rows)),
+  };
 }
 
 export { chain, StepError };

@@ -21,7 +21,7 @@
  */
 /// <reference lib="deno.worker" />
 import type { Row } from "../../src/tabular/mod.ts";
-import { chain, loadSteps, StepError } from "./steps.ts";
+import { chain, loadSteps, StepError, withoutTarget } from "./steps.ts";
 
 /** The harness' first message: the step modules (bundled as `data:` URLs, named by path) and the target. */
 export interface StepsInit {
@@ -88,12 +88,6 @@ async function init(m: StepsInit): Promise<void> {
 
 const now = () => performance.timeOrigin + performance.now();
 
-function withoutTarget(r: Row): Row {
-  if (r === null || typeof r !== "object" || !(target in r)) return r;
-  const { [target]: _, ...rest } = r;
-  return rest;
-}
-
 /** JSON text of a transform's output rows: what cannot be written so is the artifact's failure. */
 function text(rows: unknown, phase: "fit" | "transform"): string {
   try {
@@ -113,7 +107,7 @@ function run(m: StepsJob): StepsReply {
   const t1 = now();
   return {
     phase: "done",
-    train: text(fitted.rows.map(withoutTarget), "fit"),
+    train: text(withoutTarget(fitted.rows, target), "fit"),
     other: text(otherOut, "transform"),
     ran: [t0, t1],
   };

@@ -43,6 +43,7 @@ import {
   fitPipeline,
   fitPipelineOn,
   fromRows,
+  guardTransform,
   inferSchema,
   makeTarget,
   type MetricName,
@@ -52,7 +53,6 @@ import {
   predictTable,
   readCsvFile,
   readTable,
-  type Row,
   score,
   type Splits,
   splitsFromJson,
@@ -61,11 +61,15 @@ import {
   toRows,
   TransformError,
 } from "../../src/tabular/mod.ts";
-import { BundleError, bundleSteps } from "./bundle.ts";
 import { createHash } from "node:crypto";
-import { type ArtifactManifest, chain, parseArtifact, StepError } from "./compose.ts";
+import { bundleArtifact, type BundledStep, BundleError } from "./bundle.ts";
+import { fromLibrary, libraryTransform, parseArtifact, StepError } from "./compose.ts";
+import type { StepsInit } from "./fold_worker.ts";
+import { clock, covered, rowsOf, type StepsRun, stepsWorker, WorkerPool } from "./pool.ts";
 import { loadSteps } from "./steps.ts";
-import type { StepsInit, StepsJob, StepsReply } from "./fold_worker.ts";
+
+/** This process's workers for untrusted step code (a slot keeps spares between jobs). */
+const pool = new WorkerPool();
 
 type Mode = "execute" | "recompute" | "predict";
 
@@ -167,175 +171,6 @@ function finite(values: ArrayLike<number>): number[] {
   return Array.from(values, (v) => (Number.isFinite(v) ? v : 0));
 }
 
-const TOOLKIT = new URL("../../src/tabular/", import.meta.url).pathname;
-const HERE = new URL("./", import.meta.url).pathname;
-const WORKER = new URL("./fold_worker.ts", import.meta.url).href;
-
-/** A worker's lane: the toolkit and this directory, nothing of any scope (the same for every job). */
-const LANE: Deno.PermissionOptionsObject = {
-  read: [TOOLKIT, HERE],
-  write: false,
-  net: false,
-  env: false,
-  run: false,
-  ffi: false,
-  sys: false,
-  import: false,
-};
-
-/**
- * Workers started ahead of any job (a slot starts them while it waits), each to serve one fit and end.
- * Making a worker blocks this thread for ~20 ms, so a slot makes them between jobs, not during one.
- */
-const spares: Worker[] = [];
-/**
- * How many spares a slot keeps: the most workers one job needed so far (none until a job's steps needed
- * workers at all: an artifact of library steps alone never does).
- */
-let sparesWanted = 0;
-/** Whether a job is running (spares are then made only when a fit needs one). */
-let busy = false;
-
-/** A new worker; until a fit takes it, an error of its own (it could not start) only retires it. */
-function makeWorker(): Worker {
-  const w = new Worker(WORKER, { type: "module", deno: { permissions: LANE } });
-  w.onerror = (e: ErrorEvent) => {
-    e.preventDefault();
-    const at = spares.indexOf(w);
-    if (at >= 0) spares.splice(at, 1);
-    w.terminate();
-  };
-  return w;
-}
-
-/** Makes spares until there are enough, one at a time, giving way to a job as soon as one arrives. */
-async function refill(): Promise<void> {
-  while (!busy && spares.length < sparesWanted) {
-    spares.push(makeWorker());
-    await new Promise((r) => setTimeout(r, 0));
-  }
-}
-
-interface StepsRun {
-  /** Hands the worker its fit's rows (JSON text of the rows). */
-  send(train: string, other: string): void;
-  reply: Promise<StepsReply>;
-}
-
-/**
- * A worker (a spare, or a new one) for one fit of the artifact's steps, told its modules now and its rows
- * when `send` is called; it is ended once it answered. `onLoaded` is called when its code is loaded (a sign
- * of life for the hang clock). Only the worker's own replies count: anything else posted is ignored, and
- * the tables it hands back are checked cell by cell before anything uses them.
- */
-function stepsWorker(init: StepsInit, onLoaded: () => void, live: Set<Worker>): StepsRun {
-  const w = spares.shift() ?? makeWorker();
-  let settle: (r: StepsReply) => void = () => {};
-  const reply = new Promise<StepsReply>((r) => (settle = r)).finally(() => {
-    w.terminate();
-    live.delete(w);
-  });
-  w.onmessage = (e: MessageEvent<unknown>) => {
-    const m = e.data as {
-      phase?: unknown;
-      train?: unknown;
-      other?: unknown;
-      ran?: unknown;
-      code?: unknown;
-      message?: unknown;
-    };
-    if (m?.phase === "loaded") onLoaded();
-    else if (m?.phase === "done" && typeof m.train === "string" && typeof m.other === "string") {
-      const ran = Array.isArray(m.ran) && m.ran.length === 2 && m.ran.every(Number.isFinite)
-        ? [m.ran[0], m.ran[1]] as [number, number]
-        : [0, 0] as [number, number];
-      settle({ phase: "done", train: m.train, other: m.other, ran });
-    } else if (m?.phase === "failed") {
-      settle({ phase: "failed", code: m.code === 1 ? 1 : 3, message: String(m.message).slice(0, 2000) });
-    }
-  };
-  w.onerror = (e: ErrorEvent) => {
-    e.preventDefault();
-    settle({ phase: "failed", code: 3, message: String(e.message).slice(0, 2000) });
-  };
-  w.postMessage(init);
-  live.add(w);
-  return {
-    send: (train, other) => w.postMessage({ kind: "rows", train, other } satisfies StepsJob),
-    reply,
-  };
-}
-
-/**
- * Whether every step of the artifact is a module Arrow's library wrote: its file's SHA-256 is one Arrow
- * recorded as the library's when it wrote the artifact (artifact.json `library`, checked against the
- * library's own templates there). Such steps are Arrow's code, like the encoders, and run here; any other
- * step — an LLM's, a fixture's, a file changed since — runs in a fresh worker per fit.
- */
-function fromLibrary(scope: string, manifest: ArtifactManifest): boolean {
-  const known = new Set(manifest.library);
-  return known.size > 0 && manifest.steps.every((p) => {
-    try {
-      return known.has(createHash("sha256").update(Deno.readFileSync(`${scope}/${p}`)).digest("hex"));
-    } catch {
-      return false;
-    }
-  });
-}
-
-/** The library's steps chained into one transform run here, failing as the pipeline's transforms fail. */
-function libraryTransform(steps: FeatureTransform[], target: string): FeatureTransform {
-  const t = chain(steps, target)!;
-  const lift = <T>(f: () => T): T => {
-    try {
-      return f();
-    } catch (e) {
-      if (e instanceof StepError) throw new TransformError(e.phase, e.reason);
-      throw e;
-    }
-  };
-  return {
-    fit: (rows) => lift(() => t.fit(rows)),
-    transform: (state, rows) => lift(() => t.transform(state as unknown[], rows)),
-    fitTransform: (rows) => lift(() => t.fitTransform!(rows)),
-  };
-}
-
-/** A worker's JSON rows, `n` of them, each without the target column; or the artifact's failure. */
-function rowsOf(text: string, n: number, phase: "fit" | "transform"): Row[] {
-  let rows: unknown;
-  try {
-    rows = JSON.parse(text);
-  } catch {
-    throw new TransformError(phase, "it returned rows that cannot be read");
-  }
-  if (!Array.isArray(rows)) throw new TransformError(phase, "it returned no array of rows");
-  if (rows.length !== n) throw new TransformError(phase, `it returned ${rows.length} rows for ${n}`);
-  return rows as Row[];
-}
-
-function guard<T>(phase: "fit" | "transform", f: () => T): T {
-  try {
-    return f();
-  } catch (e) {
-    throw new TransformError(phase, e instanceof Error ? e.message : String(e));
-  }
-}
-
-/** The length of the union of `spans` (start, end), in ms. */
-function covered(spans: [number, number][]): number {
-  const sorted = spans.filter(([a, b]) => b > a).sort((x, y) => x[0] - y[0]);
-  let total = 0, end = -Infinity;
-  for (const [a, b] of sorted) {
-    if (b <= end) continue;
-    total += b - Math.max(a, end);
-    end = b;
-  }
-  return total;
-}
-
-const clock = () => performance.timeOrigin + performance.now();
-
 /**
  * One job: `args` as on the command line, `nonce` (null for an executor) to sign printed results with,
  * `progressPath` where a child without metrics logs its signs of life. Returns the exit code.
@@ -405,25 +240,30 @@ async function job(
   };
   // The artifact's steps run in fresh workers (one per fit) unless they are all the library's own code
   // (checked by content hash); the encoders and the model are fit here.
-  let modules: { path: string; url: string }[] = [];
+  let bundled: BundledStep[] = [];
   try {
-    const urls = bundleSteps(scope, manifest.steps);
-    modules = manifest.steps.map((path, i) => ({ path, url: urls[i]! }));
+    bundled = bundleArtifact(scope, manifest.steps);
   } catch (e) {
     if (e instanceof BundleError) fail(3, new StepError("fit", e.message).message, results, nonce, node);
     throw e;
   }
-  const init: StepsInit = { kind: "init", modules, target: task.target };
+  /** The steps for workers (none when there are none, or when they all run here). */
+  let modules: BundledStep[] = bundled;
   let inRealm: FeatureTransform | null = null;
-  if (modules.length && fromLibrary(scope, manifest)) {
+  if (fromLibrary(manifest, bundled)) {
     try {
-      inRealm = libraryTransform(await loadSteps(modules), task.target);
+      inRealm = libraryTransform(await loadSteps(bundled), task.target);
     } catch (e) {
       if (e instanceof StepError) fail(3, e.message, results, nonce, node);
       throw e;
     }
     modules = [];
   }
+  const init: StepsInit = {
+    kind: "init",
+    modules: modules.map(({ path, url }) => ({ path, url })),
+    target: task.target,
+  };
   const { table, target, splits } = devData(taskPath, devPath, task);
   if (target.task !== "regression" && target.classes.join("\u0000") !== task.classes.join("\u0000")) {
     fail(
@@ -443,7 +283,7 @@ async function job(
   const fits = features
     ? [{ train: allRows(table), other: features, rows: allRows(features) }]
     : splits.folds.map((f) => ({ train: f.train, other: table, rows: f.valid }));
-  if (modules.length) sparesWanted = Math.max(sparesWanted, fits.length);
+  if (modules.length) pool.want(fits.length);
   const model = { ...manifest.model, seed: task.seed };
   /** When fitting ran (the model here, the artifact's steps in their workers): the job's fit_ms. */
   const spans: [number, number][] = [];
@@ -452,7 +292,7 @@ async function job(
   const start = (i: number) => {
     if (!modules.length || i >= fits.length || runs[i]) return;
     const f = fits[i]!;
-    const run = stepsWorker(init, onLoaded, live);
+    const run = stepsWorker(pool, init, onLoaded, live);
     run.send(JSON.stringify(toRows(table, f.train)), JSON.stringify(toRows(f.other, f.rows, [task.target])));
     runs[i] = run;
   };
@@ -475,7 +315,7 @@ async function job(
       spans.push(r.ran);
       // The steps' output, read into the schema its training rows fix (as the pipeline reads any transform's).
       const trained = rowsOf(r.train, f.train.length, "fit");
-      const schema = guard("fit", () => inferSchema(trained, "the transform's output"));
+      const schema = guardTransform("fit", () => inferSchema(trained, "the transform's output"));
       const evaluated = fromRows(rowsOf(r.other, f.rows.length, "transform"), schema);
       const spec: PipelineSpec = { target, transform: null, model };
       const p0 = clock();
@@ -538,7 +378,7 @@ async function job(
 
 /** `serve`: jobs from stdin, one JSON line each, until stdin ends. */
 async function serve(): Promise<void> {
-  refill();
+  pool.refill();
   const lines = Deno.stdin.readable.pipeThrough(new TextDecoderStream());
   let buffered = "";
   for await (const chunk of lines) {
@@ -549,7 +389,7 @@ async function serve(): Promise<void> {
       if (!line.trim()) continue;
       const j = JSON.parse(line) as { args: string[]; nonce: string; progress: string | null };
       let code = 1;
-      busy = true;
+      pool.busy = true;
       try {
         code = await runJob(j.args, j.args[0] === "execute" ? null : j.nonce, j.progress);
       } catch (e) {
@@ -557,8 +397,8 @@ async function serve(): Promise<void> {
         stderr(enc.encode(`${e instanceof Error ? e.stack ?? e.message : String(e)}\n`));
       }
       stdout(enc.encode(`${j.nonce} end ${JSON.stringify({ exit: code })}\n`));
-      busy = false;
-      refill();
+      pool.busy = false;
+      pool.refill();
     }
   }
 }

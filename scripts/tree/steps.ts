@@ -55,7 +55,8 @@ function rowsOf(v: unknown, n: number, step: number, phase: "fit" | "transform")
 const withTarget = (rows: Row[], from: Row[], target: string): Row[] =>
   rows.map((r, i) => ({ ...r, [target]: from[i]![target] ?? null }));
 
-const withoutTarget = (rows: Row[], target: string): Row[] =>
+/** The rows without the target column. */
+export const withoutTarget = (rows: Row[], target: string): Row[] =>
   rows.map((r) => {
     const { [target]: _, ...rest } = r;
     return rest;

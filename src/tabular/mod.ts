@@ -102,10 +102,12 @@ export {
 export { parseGbdtModel } from "./gbdt_json.ts";
 export { type Cell, fromRows, inferSchema, type Row, type Schema, toRows } from "./rows.ts";
 export {
+  checkedRows,
   type FeatureTransform,
   fitPipeline,
   fitPipelineOn,
   type FittedPipeline,
+  guardTransform,
   type PipelineSpec,
   predictPipeline,
   predictTable,

@@ -53,7 +53,8 @@ export interface FittedPipeline {
   model: GbdtModel;
 }
 
-function guard<T>(phase: "fit" | "transform", f: () => T): T {
+/** Runs `f` as a transform's `phase`: what it throws becomes a TransformError naming the phase. */
+export function guardTransform<T>(phase: "fit" | "transform", f: () => T): T {
   try {
     return f();
   } catch (e) {
@@ -62,7 +63,8 @@ function guard<T>(phase: "fit" | "transform", f: () => T): T {
   }
 }
 
-function checked(rows: unknown, n: number, phase: "fit" | "transform"): Row[] {
+/** A transform's output as `n` rows, or a TransformError saying why it is not. */
+export function checkedRows(rows: unknown, n: number, phase: "fit" | "transform"): Row[] {
   if (!Array.isArray(rows)) throw new TransformError(phase, "it returned no array of rows");
   if (rows.length !== n) throw new TransformError(phase, `it returned ${rows.length} rows for ${n}`);
   return rows as Row[];
@@ -75,14 +77,14 @@ export function fitPipeline(table: Table, train: Rows, spec: PipelineSpec): Fitt
   let trainTable: Table, state: unknown = null, schema: Schema | null = null;
   if (transform) {
     const withTarget = toRows(table, train);
-    const out = guard("fit", () => {
+    const out = guardTransform("fit", () => {
       if (transform.fitTransform) return transform.fitTransform(withTarget);
       const s = transform.fit(withTarget);
       return { state: s, rows: transform.transform(s, toRows(table, train, [target.name])) };
     });
     state = out.state;
-    const rows = checked(out.rows, train.length, "fit").map((r) => withoutTarget(r, target.name));
-    schema = guard("fit", () => inferSchema(rows, "the transform's output"));
+    const rows = checkedRows(out.rows, train.length, "fit").map((r) => withoutTarget(r, target.name));
+    schema = guardTransform("fit", () => inferSchema(rows, "the transform's output"));
     trainTable = fromRows(rows, schema);
   } else trainTable = takeRows(table, train);
   return { state, schema, ...fitModel(trainTable, y, target, spec) };
@@ -136,8 +138,8 @@ export function predictPipeline(
   if (spec.transform && fitted.schema) {
     const transform = spec.transform;
     const input = toRows(table, rows, [spec.target.name]);
-    const out = checked(
-      guard("transform", () => transform.transform(fitted.state, input)),
+    const out = checkedRows(
+      guardTransform("transform", () => transform.transform(fitted.state, input)),
       rows.length,
       "transform",
     );
