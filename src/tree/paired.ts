@@ -139,6 +139,13 @@ function bootstrap(
   return { gain, se: Math.sqrt(v), n, b: diffs.length, method: "bootstrap" };
 }
 
+/** Every row's score for class `c` (a binary prediction's single column, else column `c`). */
+function scoresOf(p: Prediction, c: number): ArrayLike<number> {
+  if (p.k === 1) return p.values;
+  const n = p.values.length / p.k;
+  return Float64Array.from({ length: n }, (_, i) => p.values[i * p.k + c]!);
+}
+
 /**
  * AUC of a resample given as row counts, without sorting it: the scores are sorted once, and a resample's
  * Mann–Whitney U is summed over tie groups in that order (each positive counts the negatives below it and
@@ -150,7 +157,7 @@ function aucOfCounts(y: Float64Array, p: Prediction): (w: Float64Array) => numbe
   const n = y.length;
   const classes = p.k === 1 ? [1] : Array.from({ length: p.k }, (_, c) => c);
   const sorted = classes.map((c) => {
-    const s = p.k === 1 ? p.values : Float64Array.from({ length: n }, (_, i) => p.values[i * p.k + c]!);
+    const s = scoresOf(p, c);
     const order = Int32Array.from({ length: n }, (_, i) => i).sort((a, b) => s[a]! - s[b]!);
     // Where each tie group ends (exclusive), in sorted order.
     const ends: number[] = [];
@@ -222,12 +229,10 @@ function structural(
 function linearizedAuc(y: Float64Array, c: Prediction, inc: Prediction, gain: number): PairedGain {
   const n = y.length;
   const classes = c.k === 1 ? [1] : Array.from({ length: c.k }, (_, j) => j);
-  const column = (p: Prediction, j: number) =>
-    p.k === 1 ? p.values : Float64Array.from({ length: n }, (_, i) => p.values[i * p.k + j]!);
   const share = new Float64Array(n);
   let used = 0;
   for (const cls of classes) {
-    const a = structural(y, column(c, cls), cls), b = structural(y, column(inc, cls), cls);
+    const a = structural(y, scoresOf(c, cls), cls), b = structural(y, scoresOf(inc, cls), cls);
     if (!a || !b) continue;
     used++;
     for (let r = 0; r < n; r++) share[r] = share[r]! + (a.v[r]! - b.v[r]!) / (y[r] === cls ? a.pos : a.neg);
