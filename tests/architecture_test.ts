@@ -113,3 +113,30 @@ Deno.test("rooms import one way", () => {
   }
   deepEqual(problems, []);
 });
+
+/** Every test file, the helpers included (the suite's own code, not the product's). */
+function testFiles(): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const d of Deno.readDirSync(`${ROOT}${dir}`)) {
+      const p = `${dir}/${d.name}`;
+      if (d.isDirectory) {
+        if (!/^tests\/(fixtures|golden|output|corpus)$/.test(p)) walk(p);
+      } else if (/\.tsx?$/.test(p) && (p.startsWith("tests/") || p.endsWith("_test.ts"))) out.push(p);
+    }
+  };
+  walk("tests");
+  walk("src");
+  return out.sort();
+}
+
+Deno.test("tests find out what the machine lacks in one helper, which never throws", () => {
+  // A module-level `new Deno.Command("bwrap")` throws NotFound on a fresh machine before any test runs, so a
+  // missing program must be asked about through tests/helpers/needs.ts (or the Slurm helper), never probed
+  // by hand; a chromium path named elsewhere skips the helper's printed reason.
+  const probes = testFiles().filter((p) =>
+    p !== "tests/helpers/needs.ts" && p !== "tests/architecture_test.ts" &&
+    /Command\(\s*"(bwrap|chromium|sbatch|sinfo|slurmctld)"|"\/usr\/bin\/chromium"/.test(text(p))
+  );
+  deepEqual(probes, []);
+});

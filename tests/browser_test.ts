@@ -8,6 +8,7 @@
 /// <reference lib="dom" />
 import { equal, ok } from "node:assert/strict";
 import { gzipSync } from "node:zlib";
+import { CHROMIUM, needs, NO_CHROMIUM } from "./helpers/needs.ts";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { resolveBuiltin } from "../src/cli/catalog.ts";
 import { startLive } from "../src/cli/live.ts";
@@ -20,20 +21,11 @@ import { ASSETS } from "../src/server/assets.gen.ts";
 import { listen } from "../src/server/listen.ts";
 import { STATUS_LOOK } from "../ui/lib/palette.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const OUT = new URL("./output/", import.meta.url).pathname;
 const SANITIZE = { sanitizeOps: true, sanitizeResources: true } as const;
 const XSS = "<img src=x onerror=alert(1)>";
 
-const skip = (() => {
-  try {
-    Deno.statSync(CHROMIUM);
-    return null;
-  } catch {
-    return `${CHROMIUM} is missing (apt-get install -y chromium); CI installs it and runs these`;
-  }
-})();
-if (skip) console.log(`browser tests SKIPPED: ${skip}`);
+const skip = needs("browser_test", "the browser cases", NO_CHROMIUM);
 
 const tmp = Deno.makeTempDirSync({ prefix: "arrow-browser-test-" });
 globalThis.addEventListener("unload", () => Deno.removeSync(tmp, { recursive: true }));
@@ -44,7 +36,7 @@ const now = () => performance.timeOrigin + performance.now();
 async function withPage<T>(fn: (page: Page, browser: Browser) => Promise<T>): Promise<T> {
   const profile = Deno.makeTempDirSync({ dir: tmp, prefix: "chromium-" });
   const browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
+    executablePath: CHROMIUM!,
     headless: true,
     args: [
       "--headless",
@@ -111,7 +103,7 @@ async function runMock(runsDir: string, name: string): Promise<string> {
 
 Deno.test({
   name: "live run --serve: SCOPE_VIOLATION streams into the page and N4 turns blocked",
-  ignore: skip !== null,
+  ignore: skip,
   ...SANITIZE,
   async fn() {
     const runsDir = `${tmp}/live`;
@@ -169,7 +161,7 @@ Deno.test({
 
 Deno.test({
   name: "replay player: steps back and forth, freezes on PLATEAU_TRIP, N7 appears in place",
-  ignore: skip !== null,
+  ignore: skip,
   ...SANITIZE,
   async fn() {
     const runsDir = `${tmp}/replay`;
@@ -248,7 +240,7 @@ Deno.test({
 
 Deno.test({
   name: "agent text that looks like HTML is shown literally and runs nothing",
-  ignore: skip !== null,
+  ignore: skip,
   ...SANITIZE,
   async fn() {
     const runsDir = `${tmp}/xss`;

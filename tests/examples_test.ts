@@ -10,19 +10,9 @@ import { parse, stringify } from "yaml";
 import { loadPlan } from "../src/graph/load.ts";
 import { checkFaults, loadFaults } from "../src/graph/scenario.ts";
 import { arrow, pool, ROOT } from "./helpers/cli.ts";
+import { BWRAP, needs, NO_BWRAP, onPath } from "./helpers/needs.ts";
 
 const EXAMPLES = `${ROOT}scenarios/examples`;
-
-function onPath(name: string): string | null {
-  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
-    try {
-      if (Deno.statSync(`${dir}/${name}`).isFile) return `${dir}/${name}`;
-    } catch {
-      // not here
-    }
-  }
-  return null;
-}
 
 function exists(path: string): boolean {
   try {
@@ -33,9 +23,16 @@ function exists(path: string): boolean {
   }
 }
 
-const BWRAP = onPath("bwrap");
-const NO_BWRAP = "bubblewrap (bwrap) is not installed: writes outside the run directory cannot be seen";
-if (!BWRAP) console.log(`examples_test: escape cases ignored — ${NO_BWRAP}`);
+const NO_ESCAPE = needs(
+  "examples_test",
+  "the escape cases (writes outside the run directory)",
+  NO_BWRAP && `${NO_BWRAP}: writes outside the run directory cannot be seen`,
+);
+/**
+ * Unsandboxed, an out-of-lane write into another scope is reverted and the writer goes unblamed, so the
+ * writer's own result stands: the verdict its honest run would reach.
+ */
+const UNSANDBOXED_VERDICT = { python: "RESEARCH ANSWERED", shell: "RESEARCH ANSWERED" };
 /** Without bubblewrap the contract asks for an explicit opt-out to run command workers. */
 const SANDBOX = BWRAP ? [] : ["--unsandboxed"];
 /**
@@ -298,15 +295,26 @@ Deno.test("python_trainer: a Python trainer of one's own under overwatch", async
       equal(r.verdict, "NEGATIVE RESULT");
     });
 
-    await t.step("write into the baseline's scope: SCOPE_VIOLATION blamed on the trainer, withheld", () => {
-      const r = o.out_of_lane!;
-      const i = r.incidents.find((x) => x.type === "SCOPE_VIOLATION");
-      ok(i, why(r));
-      deepEqual([i.node, i.evidence.writer], ["poly_ridge", "poly_ridge"]);
-      match(paths(i), /baseline\/leaked_by_poly_ridge\.txt/);
-      ok(!exists(`${r.dir}/nodes/baseline/leaked_by_poly_ridge.txt`), "the baseline's scope stays clean");
-      equal(r.verdict, "RESULT WITHHELD");
-    });
+    await t.step(
+      BWRAP
+        ? "write into the baseline's scope: SCOPE_VIOLATION blamed on the trainer, withheld"
+        : "write into the baseline's scope, unsandboxed: reverted and reported, the writer unattributed",
+      () => {
+        const r = o.out_of_lane!;
+        const i = r.incidents.find((x) => x.type === "SCOPE_VIOLATION");
+        ok(i, why(r));
+        match(paths(i), /baseline\/leaked_by_poly_ridge\.txt/);
+        ok(!exists(`${r.dir}/nodes/baseline/leaked_by_poly_ridge.txt`), "the baseline's scope stays clean");
+        if (BWRAP) {
+          deepEqual([i.node, i.evidence.writer], ["poly_ridge", "poly_ridge"]);
+          equal(r.verdict, "RESULT WITHHELD");
+        } else {
+          // WORKERS.md: no layer saw who wrote, so the incident is the owner's and blames no one.
+          deepEqual([i.node, i.evidence.writer], ["baseline", "unattributed"]);
+          equal(r.verdict, UNSANDBOXED_VERDICT.python, why(r));
+        }
+      },
+    );
 
     await t.step(
       "a claimed 0.99 under @claim: the evaluator recomputes ~0.69, FALSE_COMPLETION, fused",
@@ -364,7 +372,7 @@ Deno.test("python_trainer: a Python trainer of one's own under overwatch", async
 
     await t.step({
       name: "writes to /tmp and $HOME: SCOPE_VIOLATION naming the paths, nothing lands on the host",
-      ignore: !BWRAP,
+      ignore: NO_ESCAPE,
       fn: () => {
         for (const [name, want] of [["escape_tmp", [ESCAPES[0]!]], ["escape_home", ESCAPES]] as const) {
           const r = o[name]!;
@@ -471,15 +479,25 @@ Deno.test("shell_worker: a plain sh worker under overwatch", async (t) => {
       equal(r.verdict, "NO VERDICT");
     });
 
-    await t.step("write into the GBDT's scope: SCOPE_VIOLATION blamed on the baseline", () => {
-      const r = o.out_of_lane!;
-      const i = r.incidents.find((x) => x.type === "SCOPE_VIOLATION");
-      ok(i, why(r));
-      deepEqual([i.node, i.evidence.writer], ["baseline", "baseline"]);
-      match(paths(i), /gbdt\/leaked_by_baseline\.txt/);
-      ok(!exists(`${r.dir}/nodes/gbdt/leaked_by_baseline.txt`));
-      equal(r.verdict, "NO VERDICT");
-    });
+    await t.step(
+      BWRAP
+        ? "write into the GBDT's scope: SCOPE_VIOLATION blamed on the baseline"
+        : "write into the GBDT's scope, unsandboxed: reverted and reported, the writer unattributed",
+      () => {
+        const r = o.out_of_lane!;
+        const i = r.incidents.find((x) => x.type === "SCOPE_VIOLATION");
+        ok(i, why(r));
+        match(paths(i), /gbdt\/leaked_by_baseline\.txt/);
+        ok(!exists(`${r.dir}/nodes/gbdt/leaked_by_baseline.txt`));
+        if (BWRAP) {
+          deepEqual([i.node, i.evidence.writer], ["baseline", "baseline"]);
+          equal(r.verdict, "NO VERDICT");
+        } else {
+          deepEqual([i.node, i.evidence.writer], ["gbdt", "unattributed"]);
+          equal(r.verdict, UNSANDBOXED_VERDICT.shell, why(r));
+        }
+      },
+    );
 
     await t.step("a claimed 0.99: evaluate.sh recomputes ~0.33, FALSE_COMPLETION, fused; NO VERDICT", () => {
       const r = o.false_score!;
@@ -505,7 +523,7 @@ Deno.test("shell_worker: a plain sh worker under overwatch", async (t) => {
 
     await t.step({
       name: "a write to /tmp: SCOPE_VIOLATION naming the path, nothing lands on the host",
-      ignore: !BWRAP,
+      ignore: NO_ESCAPE,
       fn: () => {
         const r = o.escape!;
         ok(!exists("/tmp/arrow_escape_baseline.txt"), "nothing lands on the host");

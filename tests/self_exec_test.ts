@@ -5,17 +5,9 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { arrow, ROOT } from "./helpers/cli.ts";
+import { needs, NO_BWRAP } from "./helpers/needs.ts";
 
-const bwrapWorks = await new Deno.Command("bwrap", {
-  args: ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all", "--", "true"],
-  stdout: "null",
-  stderr: "null",
-}).output().then((o) => o.success, () => false);
-if (!bwrapWorks) {
-  console.log(
-    "self_exec_test: the bubblewrap case is ignored — bwrap is not installed or cannot create namespaces here",
-  );
-}
+const noBwrap = needs("self_exec_test", "the bubblewrap case", NO_BWRAP);
 
 async function selfRun(scenario: string, env: Record<string, string> = {}) {
   const dir = await Deno.makeTempDir();
@@ -41,7 +33,7 @@ Deno.test("self-executed workers give the same black box as Deno-sandboxed ones"
 
 Deno.test({
   name: "self-executed workers under bubblewrap: the out-of-lane write is caught in the shadow and blamed",
-  ignore: !bwrapWorks,
+  ignore: noBwrap,
 }, async () => {
   const r = await selfRun("trap_scope");
   equal(r.out.verdict, "RESULT WITHHELD");

@@ -7,19 +7,11 @@
  */
 /// <reference lib="dom" />
 import { equal, ok } from "node:assert/strict";
+import { CHROMIUM, needs, NO_CHROMIUM } from "./helpers/needs.ts";
 import puppeteer from "puppeteer-core";
 import { ROOT } from "./helpers/cli.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const missing = (() => {
-  try {
-    Deno.statSync(CHROMIUM);
-    return null;
-  } catch {
-    return `${CHROMIUM} is missing (apt-get install -y chromium)`;
-  }
-})();
-if (missing) console.log(`sweep chart browser test SKIPPED: ${missing}`);
+const missing = needs("sweep_chart_browser_test", "the sweep chart browser case", NO_CHROMIUM);
 
 const HARNESS = `
 import { render } from "preact";
@@ -54,13 +46,13 @@ async function bundle(dir: string): Promise<string> {
 
 Deno.test({
   name: "SweepChart draws every configuration of the golden sweep on one chart, with its cuts",
-  ignore: missing !== null,
+  ignore: missing,
   sanitizeOps: true,
   sanitizeResources: true,
   fn: async () => {
     const dir = await Deno.makeTempDir({ prefix: "arrow-sweep-chart-" });
     const browser = await puppeteer.launch({
-      executablePath: CHROMIUM,
+      executablePath: CHROMIUM!,
       headless: true,
       args: [
         "--headless",

@@ -8,6 +8,7 @@
  */
 /// <reference lib="dom" />
 import { equal, ok } from "node:assert/strict";
+import { CHROMIUM, needs, NO_CHROMIUM } from "./helpers/needs.ts";
 import puppeteer, { type Page } from "puppeteer-core";
 import { listen } from "../src/server/listen.ts";
 import { TreeBlackBox } from "../src/tree/blackbox.ts";
@@ -16,17 +17,8 @@ import type { TreeEvent, TreeState } from "../src/tree/types.ts";
 import { TREE_STATUS_LOOK } from "../ui/models/tree_model.ts";
 import { fakeStart, folds, hyp, ok as honest } from "./tree_fake.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const XSS = '<img src=x onerror="window.__xss=1">';
-const skip = (() => {
-  try {
-    Deno.statSync(CHROMIUM);
-    return null;
-  } catch {
-    return `${CHROMIUM} is missing (apt-get install -y chromium)`;
-  }
-})();
-if (skip) console.log(`tree browser tests SKIPPED: ${skip}`);
+const skip = needs("tree_browser_test", "the tree browser cases", NO_CHROMIUM);
 
 const evil = { ...hyp("xss"), text: `Add a feature ${XSS}`, source: "llm" as const };
 const EVENTS: TreeEvent[] = [
@@ -78,7 +70,7 @@ function writeRun(runsDir: string, id: string, upTo: number) {
 async function withPage(fn: (page: Page) => Promise<void>): Promise<void> {
   const profile = Deno.makeTempDirSync({ prefix: "arrow-tree-chromium-" });
   const browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
+    executablePath: CHROMIUM!,
     headless: true,
     args: [
       "--headless",
@@ -108,7 +100,7 @@ const rgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i
 
 Deno.test({
   name: "tree view: status colours, the admitted path, a node's text on click (never HTML), chart and replay",
-  ignore: skip !== null,
+  ignore: skip,
   async fn() {
     const runsDir = Deno.makeTempDirSync({ prefix: "arrow-tree-browser-" });
     const served = listen({ runsDir, port: 0 });
@@ -164,7 +156,7 @@ Deno.test({
 
 Deno.test({
   name: "tree view follows a live run over server-sent events: new nodes appear as steps are written",
-  ignore: skip !== null,
+  ignore: skip,
   async fn() {
     const runsDir = Deno.makeTempDirSync({ prefix: "arrow-tree-browser-" });
     const served = listen({ runsDir, port: 0 });

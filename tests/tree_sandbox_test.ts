@@ -8,7 +8,7 @@
  * @module
  */
 import { equal, ok } from "node:assert/strict";
-import { findBwrap } from "../src/cli/sandbox.ts";
+import { BWRAP, needs, NO_BWRAP } from "./helpers/needs.ts";
 import type { ScopeEvidence } from "../src/model/evidence.ts";
 import type { Ideator } from "../src/tree/loop.ts";
 import { startTree } from "../src/tree/run.ts";
@@ -16,9 +16,8 @@ import type { Hypothesis } from "../src/tree/types.ts";
 
 const CSV = new URL("./fixtures/tree/small.csv", import.meta.url).pathname;
 const MODULES = new URL("./fixtures/tree/modules/", import.meta.url).pathname;
-const bwrap = await findBwrap();
-const noBwrap = bwrap ? null : "bubblewrap is not installed (apt-get install -y bubblewrap)";
-if (noBwrap) console.log(`tree sandbox test under bubblewrap SKIPPED: ${noBwrap}`);
+const bwrap = BWRAP;
+const noBwrap = needs("tree_sandbox_test", "the bubblewrap case", NO_BWRAP);
 
 /** Proposes the given modules once, under the root, then nothing. */
 function fixtures(names: string[], vars: Record<string, string>): Ideator {
@@ -135,7 +134,7 @@ Deno.test("executors under Deno's permissions: escapes blamed, hangs fused, lies
 
 Deno.test({
   name: "executors under bubblewrap: the same behaviours, the same verdicts on them",
-  ignore: noBwrap !== null,
+  ignore: noBwrap,
   fn: async () => {
     await sandboxRun(bwrap);
   },

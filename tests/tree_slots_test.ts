@@ -7,7 +7,7 @@
  * @module
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { findBwrap } from "../src/cli/sandbox.ts";
+import { BWRAP, needs, NO_BWRAP } from "./helpers/needs.ts";
 import { ProcJournal } from "../src/runtime/proc_journal.ts";
 import { runChild, signedLine } from "../src/tree/child.ts";
 import { loadData, writeDataFiles } from "../src/tree/data.ts";
@@ -19,8 +19,7 @@ import { testSandbox } from "./tree_fake.ts";
 const CSV = new URL("./fixtures/tree/small.csv", import.meta.url).pathname;
 const module = (name: string) =>
   Deno.readTextFileSync(new URL(`./fixtures/tree/modules/${name}.ts`, import.meta.url));
-const BWRAP = await findBwrap();
-if (BWRAP === null) console.log("tree_slots_test: the bubblewrap case is ignored — bwrap is not installed");
+const noBwrap = needs("tree_slots_test", "the bubblewrap case", NO_BWRAP);
 
 /** Reads a sibling's artifact: the slot may see it, the code of this job may not. */
 const READS_SIBLING = (path: string) => `
@@ -59,7 +58,7 @@ function scopeWith(runDir: string, node: string, source: string): string {
 for (const mode of ["deno", "bwrap"] as const) {
   Deno.test({
     name: `slots (${mode}): one process for many jobs, each judged on its own`,
-    ignore: mode === "bwrap" && BWRAP === null,
+    ignore: mode === "bwrap" && noBwrap,
     fn: async () => {
       const tmp = Deno.makeTempDirSync({ prefix: "arrow-tree-slots-" });
       const pool = { current: null as SlotPool | null };

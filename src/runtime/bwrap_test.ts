@@ -1,14 +1,8 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { bwrapLayout } from "./bwrap.ts";
+import { BWRAP, needs, NO_BWRAP } from "../../tests/helpers/needs.ts";
 
-const works = await new Deno.Command("bwrap", {
-  args: ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all", "--", "true"],
-  stdout: "null",
-  stderr: "null",
-}).output().then((o) => o.success, () => false);
-if (!works) {
-  console.log("bwrap_test: the sandbox start case is ignored — bwrap is missing or cannot create namespaces");
-}
+const ignored = needs("bwrap_test", "the sandbox start case", NO_BWRAP);
 
 /** Temporary directories these tests made: removed after each test (a leak here fills /tmp run by run). */
 const made: string[] = [];
@@ -56,13 +50,13 @@ Deno.test("bwrapLayout() binds a shared directory's entries so that one vanishin
 Deno.test({
   name:
     "bwrapLayout(): a worker still starts when an entry of a watched directory is removed before bwrap runs",
-  ignore: !works,
+  ignore: ignored,
 }, async () => {
   const shared = tempDir();
   for (let i = 0; i < 5; i++) Deno.mkdirSync(`${shared}/gone${i}`);
   const { args } = layoutOver(shared);
   for (let i = 0; i < 5; i++) Deno.removeSync(`${shared}/gone${i}`);
-  const out = await new Deno.Command("bwrap", { args: [...args, "--", "true"], stderr: "piped" }).output();
+  const out = await new Deno.Command(BWRAP!, { args: [...args, "--", "true"], stderr: "piped" }).output();
   cleanUp();
   equal(out.success, true, new TextDecoder().decode(out.stderr));
 });

@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { findBwrap } from "../../src/cli/sandbox.ts";
 import { commandLine } from "./procs.ts";
 
 export const ROOT = new URL("../../", import.meta.url).pathname;
@@ -175,8 +174,7 @@ export interface Mode {
   path: string;
 }
 
-export const BWRAP = await findBwrap();
-export const NO_BWRAP = "bubblewrap is not installed or does not work here";
+export { BWRAP, NO_BWRAP } from "./needs.ts";
 
 /**
  * A PATH directory with links to every program of the system directories except bwrap, so arrow cannot

@@ -6,24 +6,13 @@ import { equal, match } from "node:assert/strict";
 import { runAgent } from "../../src/llm/agent.ts";
 import { fakeRun, jsonLines, testClient } from "./helpers.ts";
 import { startScriptedServer } from "./scripted_server.ts";
+import { needs, NO_BWRAP } from "../helpers/needs.ts";
 
-function bwrapWorks(): boolean {
-  try {
-    const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all", "--", "true"];
-    return new Deno.Command("bwrap", { args, stdout: "null", stderr: "null" }).outputSync().success;
-  } catch {
-    return false;
-  }
-}
-
-const HAVE_BWRAP = bwrapWorks();
-if (!HAVE_BWRAP) {
-  console.log("agent_bwrap_test: skipped: bubblewrap (bwrap) is not installed or does not work here");
-}
+const noBwrap = needs("agent_bwrap_test", "the bubblewrap case", NO_BWRAP);
 
 Deno.test({
   name: "runAgent() under bubblewrap: writes land in the scope only, inputs stay read-only, no network",
-  ignore: !HAVE_BWRAP,
+  ignore: noBwrap,
   async fn() {
     await using run = await fakeRun();
     await using s = await startScriptedServer({ rules: [] });
