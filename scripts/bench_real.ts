@@ -14,10 +14,17 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { FEATURES, generateCsv, loadDataset, makeSplit, splitJson, TARGET } from "./real/data.ts";
-import { Booster } from "./real/gbdt.ts";
-import { fitOls, predictOls } from "./real/ols.ts";
-import { r2 } from "./real/score.ts";
+import {
+  FEATURES,
+  generateCsv,
+  loadDataset,
+  makeSplit,
+  splitJson,
+  TARGET,
+} from "../src/workers/real/data.ts";
+import { Booster } from "../src/workers/real/gbdt.ts";
+import { fitOls, predictOls } from "../src/workers/real/ols.ts";
+import { r2 } from "../src/workers/real/score.ts";
 
 const { values: o } = parseArgs({ args: Deno.args, options: { repeat: { type: "string", default: "7" } } });
 const REPEAT = Number(o.repeat);

@@ -14,9 +14,9 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { type Dataset, loadDataset } from "./real/data.ts";
-import { Booster } from "./real/gbdt.ts";
-import { r2 } from "./real/score.ts";
+import { type Dataset, loadDataset } from "../src/workers/real/data.ts";
+import { Booster } from "../src/workers/real/gbdt.ts";
+import { r2 } from "../src/workers/real/score.ts";
 import { ACCEPT_EPS } from "../src/thresholds.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;

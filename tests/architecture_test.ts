@@ -84,7 +84,9 @@ const ALLOWED: Record<string, string[]> = {
   gates: ["graph", "model"],
   overwatch: ["graph", "gates", "model"],
   record: ["graph", "model", "overwatch", "runtime"],
-  runtime: ["graph", "model", "scripts", "llm"],
+  runtime: ["graph", "model", "workers", "llm"],
+  workers: ["llm", "tabular"],
+  sdk: [],
   llm: ["graph", "model"],
   tabular: [],
   engine: ["graph", "model", "gates", "overwatch", "record", "runtime"],
@@ -102,8 +104,12 @@ Deno.test("rooms import one way", () => {
     for (const m of text(p).matchAll(/(?:from|import\()\s*"(\.[^"]+)"/g)) {
       const target = new URL(m[1]!, `file://${ROOT}${p}`).pathname.slice(ROOT.length);
       const parts = target.split("/");
-      if (parts[0] !== "src" && parts[0] !== "scripts") continue;
-      const other = parts[0] === "scripts" ? "scripts" : parts[1]!.replace(/\.ts$/, "");
+      if (parts[0] === "scripts") {
+        problems.push(`${p} imports ${target}: product code never imports scripts/ (developer tools only)`);
+        continue;
+      }
+      if (parts[0] !== "src") continue;
+      const other = parts[1]!.replace(/\.ts$/, "");
       if (other === room || other === "thresholds" || allowed.includes("*") || allowed.includes(other)) {
         continue;
       }

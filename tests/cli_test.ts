@@ -181,7 +181,7 @@ Deno.test({
 });
 
 Deno.test("arrow run --help names every built-in real worker", async () => {
-  const { BUILTINS } = await import("../scripts/real/registry.ts");
+  const { BUILTINS } = await import("../src/workers/real/registry.ts");
   const { BUILTIN_WORKERS } = await import("../src/cli/run.ts");
   deepEqual([...BUILTIN_WORKERS].sort(), Object.keys(BUILTINS).sort());
   const r = await arrow(["run", "--help"]);

@@ -4,8 +4,8 @@
  * the run's data_hash.
  */
 import { deepEqual, equal, match, ok, rejects, throws } from "node:assert/strict";
-import { CsvError, parseCsv } from "../scripts/lib/csv.ts";
-import { sha256 } from "../scripts/lib/files.ts";
+import { CsvError, parseCsv } from "../src/workers/lib/csv.ts";
+import { sha256 } from "../src/workers/lib/files.ts";
 import { withUserData } from "../src/cli/data.ts";
 import { InputError } from "../src/cli/errors.ts";
 import { arrow, ROOT } from "./helpers/cli.ts";

@@ -4,13 +4,20 @@
  * a data set that does not reproduce.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { main as checkClaim } from "../scripts/check_claim.ts";
-import { sha256 } from "../scripts/lib/files.ts";
-import { linkFrom, type OlsFile } from "../scripts/real/artifact.ts";
-import { FEATURES, generateCsv, loadDataset, makeSplit, splitJson, TARGET } from "../scripts/real/data.ts";
-import { Booster } from "../scripts/real/gbdt.ts";
-import { fitOls, predictOls } from "../scripts/real/ols.ts";
-import { r2 } from "../scripts/real/score.ts";
+import { main as checkClaim } from "../src/workers/check_claim.ts";
+import { sha256 } from "../src/workers/lib/files.ts";
+import { linkFrom, type OlsFile } from "../src/workers/real/artifact.ts";
+import {
+  FEATURES,
+  generateCsv,
+  loadDataset,
+  makeSplit,
+  splitJson,
+  TARGET,
+} from "../src/workers/real/data.ts";
+import { Booster } from "../src/workers/real/gbdt.ts";
+import { fitOls, predictOls } from "../src/workers/real/ols.ts";
+import { r2 } from "../src/workers/real/score.ts";
 import { ROOT } from "./helpers/cli.ts";
 import { PYTHON } from "./helpers/real.ts";
 

@@ -4,8 +4,8 @@
  * in order — as on the mock path. Ticks are wall-clock here, so only the tick numbers may differ.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { generateCsv } from "../scripts/real/data.ts";
-import { sha256 } from "../scripts/lib/files.ts";
+import { generateCsv } from "../src/workers/real/data.ts";
+import { sha256 } from "../src/workers/lib/files.ts";
 import { resolveBuiltin } from "../src/cli/catalog.ts";
 import { pool } from "./helpers/cli.ts";
 import { mockTriples, type RealRun, realScenario, runReal } from "./helpers/real.ts";

@@ -1,14 +1,14 @@
 /**
- * One suite, two implementations: the Python SDK (scripts/sdk/arrow_sdk.py) and the Deno SDK
- * (scripts/sdk/arrow_sdk.ts) run the same cases through a driver each — a small program that reads a list of
+ * One suite, two implementations: the Python SDK (src/sdk/arrow_sdk.py) and the Deno SDK
+ * (src/sdk/arrow_sdk.ts) run the same cases through a driver each — a small program that reads a list of
  * operations, calls the SDK, and prints one JSON result line per operation — in a subprocess with a clean
  * environment, the way a worker runs under Arrow.
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
-import { sha256 } from "../scripts/lib/files.ts";
-import { generateCsv, makeSplit, splitJson } from "../scripts/real/data.ts";
+import { sha256 } from "../src/workers/lib/files.ts";
+import { generateCsv, makeSplit, splitJson } from "../src/workers/real/data.ts";
 
-const SDK = new URL("../scripts/sdk/", import.meta.url).pathname;
+const SDK = new URL("../src/sdk/", import.meta.url).pathname;
 /** Debian's interpreter when present (a pyenv shim adds ~1 s per start), else python3 from PATH. */
 const PYTHON = (() => {
   try {
@@ -145,7 +145,7 @@ async function fixture() {
   const split = splitJson(makeSplit(120, 7, "y", ["x1", "x2", "x3", "x4", "x5", "x6", "x7"]));
   await Deno.writeTextFile(`${run}/nodes/data/data.csv`, csv);
   await Deno.writeTextFile(`${run}/nodes/data/split.json`, split);
-  // Hashes exactly as Arrow's data node computes them (scripts/real/make_data.ts).
+  // Hashes exactly as Arrow's data node computes them (src/workers/real/make_data.ts).
   const tuple = {
     data_hash: await sha256(csv),
     split_hash: await sha256(split),

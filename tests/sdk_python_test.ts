@@ -4,9 +4,9 @@
  * attempt across calls, and errors must read as one line on stderr with a non-zero exit.
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
-import { sha256 } from "../scripts/lib/files.ts";
+import { sha256 } from "../src/workers/lib/files.ts";
 
-const CLI = new URL("../scripts/sdk/arrow_sdk.py", import.meta.url).pathname;
+const CLI = new URL("../src/sdk/arrow_sdk.py", import.meta.url).pathname;
 const PYTHON = (() => {
   try {
     return Deno.statSync("/usr/bin/python3").isFile ? "/usr/bin/python3" : "python3";

@@ -4,9 +4,9 @@
  * permission is missing when one is.
  */
 import { deepEqual, equal, match } from "node:assert/strict";
-import { sha256 } from "../scripts/lib/files.ts";
+import { sha256 } from "../src/workers/lib/files.ts";
 
-const SDK = new URL("../scripts/sdk/", import.meta.url).pathname;
+const SDK = new URL("../src/sdk/", import.meta.url).pathname;
 
 const WORKER = `
 import * as arrow from ${JSON.stringify(`${SDK}arrow_sdk.ts`)};

@@ -7,7 +7,7 @@
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { parse, stringify } from "yaml";
-import { BUILTINS } from "../scripts/real/registry.ts";
+import { BUILTINS } from "../src/workers/real/registry.ts";
 import { resolveBuiltin } from "../src/cli/catalog.ts";
 import { findBwrap } from "../src/cli/sandbox.ts";
 import { prepare } from "../src/engine/prepare.ts";

@@ -6,7 +6,7 @@
  */
 import { deepEqual, equal, match } from "node:assert/strict";
 import { parse, stringify } from "yaml";
-import { BUILTINS } from "../scripts/real/registry.ts";
+import { BUILTINS } from "../src/workers/real/registry.ts";
 import { prepare } from "../src/engine/prepare.ts";
 import { startRun } from "../src/engine/run.ts";
 import { loadPlan } from "../src/graph/load.ts";

@@ -8,7 +8,7 @@ import { formatDiagnostic, loadPlan } from "../src/graph/load.ts";
 import { expandSweeps, MOCK_DEFAULTS, mockProfile } from "../src/graph/sweep_expand.ts";
 import { configurations, domainOf, finiteValues } from "../src/graph/sweep_space.ts";
 import type { Plan } from "../src/graph/types.ts";
-import { normalizeProfile } from "../scripts/mock/trainer.ts";
+import { normalizeProfile } from "../src/workers/mock/trainer.ts";
 
 /** A plan around one sweep node T; `sweep` and `extra` are YAML spliced in (indented for the node). */
 function planText(

@@ -1,5 +1,5 @@
 /**
- * Step modules bundled as `data:` URLs (scripts/tree/bundle.ts), so the artifact's workers need no read of
+ * Step modules bundled as `data:` URLs (src/tree/harness/bundle.ts), so the artifact's workers need no read of
  * any scope: a module in the scope that a step imports is inlined (recursively, JSON too), anything outside
  * stays an absolute `file:` URL that the worker's own permissions refuse, circles are refused with a lesson.
  * Then end to end: a two-file artifact cross-validates through the harness in fresh workers, and a step
@@ -9,8 +9,8 @@
  */
 import { equal, ok, throws } from "node:assert/strict";
 import { dirname, relative } from "node:path";
-import { BundleError, bundleSteps } from "../scripts/tree/bundle.ts";
-import { loadSteps } from "../scripts/tree/steps.ts";
+import { BundleError, bundleSteps } from "../src/tree/harness/bundle.ts";
+import { loadSteps } from "../src/tree/harness/steps.ts";
 import { loadData, writeDataFiles } from "../src/tree/data.ts";
 import { ARTIFACT_FORMAT } from "../src/tree/executor.ts";
 import { ProcJournal } from "../src/runtime/proc_journal.ts";

@@ -11,7 +11,7 @@ import { ARTIFACT_FORMAT } from "../src/tree/executor.ts";
 import { allIdeas, libraryIdeas } from "../src/tree/library.ts";
 import { toolkitSpecifier } from "../src/tree/run.ts";
 import { initialState } from "../src/tree/step.ts";
-import { ARTIFACT_FORMAT as HARNESS_FORMAT, chain } from "../scripts/tree/compose.ts";
+import { ARTIFACT_FORMAT as HARNESS_FORMAT, chain } from "../src/tree/harness/compose.ts";
 import { fakeConfig } from "./tree_fake.ts";
 
 const CSV = new URL("./fixtures/tree/small.csv", import.meta.url).pathname;

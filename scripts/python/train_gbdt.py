@@ -10,7 +10,7 @@ It writes, in its scope (ARROW_SCOPE, else the working directory):
                   protocol_version, seed, code_sha, wall_s, artifact)
 With ARROW_RESUME_FROM set it reloads that checkpoint and continues counting from its step.
 
-The arithmetic is the same, in the same order, as Arrow's built-in trainer (scripts/real/gbdt.ts), so both
+The arithmetic is the same, in the same order, as Arrow's built-in trainer (src/workers/real/gbdt.ts), so both
 grow the same trees bit for bit and Arrow's @claim check can recompute this model's score.
 
 Usage:

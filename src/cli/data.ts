@@ -7,7 +7,7 @@
  * @module
  */
 import type { Plan, PlanNode } from "../graph/types.ts";
-import { CsvError, parseCsv, type Table } from "../../scripts/lib/csv.ts";
+import { CsvError, parseCsv, type Table } from "../workers/lib/csv.ts";
 import { InputError, readInput } from "./errors.ts";
 
 /** Fewest rows that still leave a dev part with a spread to score R² on (60/20/20 split). */

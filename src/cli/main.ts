@@ -31,13 +31,13 @@ export function usage(): string {
 }
 
 const WORKERS: Record<string, () => Promise<{ main(args: string[]): Promise<number | void> }>> = {
-  mock_worker: () => import("../../scripts/mock_worker.ts").then((m) => ({ main: () => m.main() })),
-  check_claim: () => import("../../scripts/check_claim.ts"),
-  "real/make_data": () => import("../../scripts/real/make_data.ts"),
-  "real/ols_baseline": () => import("../../scripts/real/ols_baseline.ts"),
-  "real/gbdt_train": () => import("../../scripts/real/gbdt_train.ts"),
-  "real/ckpt_eval": () => import("../../scripts/real/ckpt_eval.ts"),
-  agent_worker: () => import("../../scripts/agent_worker.ts"),
+  mock_worker: () => import("../workers/mock_worker.ts").then((m) => ({ main: () => m.main() })),
+  check_claim: () => import("../workers/check_claim.ts"),
+  "real/make_data": () => import("../workers/real/make_data.ts"),
+  "real/ols_baseline": () => import("../workers/real/ols_baseline.ts"),
+  "real/gbdt_train": () => import("../workers/real/gbdt_train.ts"),
+  "real/ckpt_eval": () => import("../workers/real/ckpt_eval.ts"),
+  agent_worker: () => import("../workers/agent_worker.ts"),
 };
 
 export async function main(argv: string[]): Promise<number> {

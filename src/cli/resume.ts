@@ -71,7 +71,7 @@ export async function main(argv: string[]): Promise<number> {
     );
   }
   const mode = String(meta.mode ?? "mock");
-  const builtins = mode === "real" ? (await import("../../scripts/real/registry.ts")).BUILTINS : {};
+  const builtins = mode === "real" ? (await import("../workers/real/registry.ts")).BUILTINS : {};
   const progress = new Progress(quiet);
   using interrupt = onInterrupt();
   const t0 = performance.now();

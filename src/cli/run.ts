@@ -23,7 +23,7 @@ import { Progress, statusTable } from "./progress.ts";
 import { sandboxSetup } from "./sandbox.ts";
 import type { Live, LiveOptions } from "./live.ts";
 
-/** Names of the built-in real workers (kept in step with scripts/real/registry.ts by a test). */
+/** Names of the built-in real workers (kept in step with src/workers/real/registry.ts by a test). */
 export const BUILTIN_WORKERS = ["make_data", "ols_baseline", "gbdt_train", "ckpt_eval"] as const;
 
 /** Default pause between ticks while a dashboard is watching, so a person can follow the run. */

@@ -105,7 +105,7 @@ export async function sandboxSetup(
   let faults = res.faults;
   let pos = res.faultPos;
   if (mode !== "mock") {
-    const real = await import("../../scripts/real/registry.ts").catch(() => undefined);
+    const real = await import("../workers/real/registry.ts").catch(() => undefined);
     if (!real) throw new InputError("arrow run: the real path is not available in this build");
     if (res.real?.skip) {
       throw new InputError(`arrow run: scenario ${res.name} has no real variant: ${res.real.skip}`);

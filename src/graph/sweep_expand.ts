@@ -14,7 +14,7 @@ import type { Plan, PlanEdge, PlanNode, TrainerProfile, WorkerSpec } from "./typ
 type Args = Record<string, string | number | boolean>;
 
 /**
- * The mock trainer's defaults (scripts/mock/trainer.ts `normalizeProfile`; a test holds the two equal), so
+ * The mock trainer's defaults (src/workers/mock/trainer.ts `normalizeProfile`; a test holds the two equal), so
  * a derived curve starts from what the template node would have played.
  */
 export const MOCK_DEFAULTS = {

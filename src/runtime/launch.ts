@@ -8,7 +8,8 @@
  */
 import type { PlanNode } from "../graph/types.ts";
 import { canonical } from "../model/json.ts";
-import type { WorkerConfig } from "../../scripts/lib/config.ts";
+import type { BuiltinWorker, WorkerConfig } from "../workers/lib/config.ts";
+export type { BuiltinWorker };
 import { type BaitKind, BAITS } from "../llm/bait.ts";
 import { bwrapLayout, type Shadow } from "./bwrap.ts";
 import { type LaunchContext, protocolEnv, scopeDir, workerConfig } from "./worker_config.ts";
@@ -22,7 +23,8 @@ export {
   scopeDir,
   workerConfig,
 } from "./worker_config.ts";
-export const SCRIPTS_DIR = new URL("../../scripts/", import.meta.url).pathname;
+/** The worker programs Arrow starts as Deno children (src/workers/). */
+export const WORKERS_DIR = new URL("../workers/", import.meta.url).pathname;
 
 /** True when running as a `deno compile`d binary (workers then start as `arrow __worker <name>`). */
 export function isCompiled(): boolean {
@@ -118,7 +120,7 @@ export function denoScript(
   if (perms.read.length) flags.push(`--allow-read=${perms.read.join(",")}`);
   if (perms.write.length) flags.push(`--allow-write=${perms.write.join(",")}`);
   if (perms.env.length) flags.push(`--allow-env=${perms.env.join(",")}`);
-  return { cmd: Deno.execPath(), args: ["run", ...flags, `${SCRIPTS_DIR}${script}.ts`, ...args], env };
+  return { cmd: Deno.execPath(), args: ["run", ...flags, `${WORKERS_DIR}${script}.ts`, ...args], env };
 }
 
 export function expand(arg: string, vars: Record<string, string>): string {
@@ -281,16 +283,6 @@ export function workerCommand(ctx: LaunchContext, builtins: Record<string, Built
   };
 }
 
-export interface BuiltinWorker {
-  script: string;
-  lockstep: boolean;
-  /** Extra directories the worker may read, given the run directory. */
-  read?: (runDir: string) => string[];
-  /** Kind of artifact its manifest names, which @claim recomputes with a built-in recomputer. */
-  artifact?: string;
-  /** Worker-side fault kinds it honours (anything else aimed at it is refused before the run). */
-  faults?: readonly string[];
-}
 
 /** The LLM endpoint settings an agent worker may see (and nothing else of the host's secrets). */
 const LLM_ENV = [
@@ -303,7 +295,7 @@ const LLM_ENV = [
 ];
 
 /**
- * An LLM agent's worker: Arrow's own agent loop (scripts/agent_worker.ts) runs outside the sandbox, because
+ * An LLM agent's worker: Arrow's own agent loop (src/workers/agent_worker.ts) runs outside the sandbox, because
  * it talks to the LLM endpoint; every command the agent asks for runs inside the node's bubblewrap layout
  * (the `sandbox` prefix), and token usage comes from the API's usage fields into a file the engine reads.
  */
@@ -368,7 +360,7 @@ function agentCommand(
   }
   const d = isCompiled() ? { cmd: Deno.execPath(), args: ["__worker", "agent_worker"] } : {
     cmd: Deno.execPath(),
-    args: ["run", "-A", "--no-prompt", "--quiet", "--config", CONFIG, `${SCRIPTS_DIR}agent_worker.ts`],
+    args: ["run", "-A", "--no-prompt", "--quiet", "--config", CONFIG, `${WORKERS_DIR}agent_worker.ts`],
   };
   return {
     cmd: d.cmd,

@@ -1,5 +1,5 @@
 /**
- * The engine side of the lock-step worker protocol (see scripts/lib/protocol.ts): hand a worker tick N,
+ * The engine side of the lock-step worker protocol (see src/workers/lib/protocol.ts): hand a worker tick N,
  * wait for its acknowledgement. This handshake is what keeps mock runs byte-identical whatever the pace.
  *
  * @module

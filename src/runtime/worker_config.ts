@@ -8,7 +8,7 @@ import type { NodeId, PlanNode } from "../graph/types.ts";
 import { canonical } from "../model/json.ts";
 import type { RunState } from "../model/state.ts";
 import { ancestors, parents } from "../model/topology.ts";
-import type { InputRef, WorkerConfig } from "../../scripts/lib/config.ts";
+import type { InputRef, WorkerConfig } from "../workers/lib/config.ts";
 export interface LaunchContext {
   runDir: string;
   state: RunState;

@@ -41,7 +41,7 @@ export interface ExecRun {
   fitMs: number;
 }
 
-/** The artifact format the harness reads (scripts/tree/compose.ts; a test keeps the two equal). */
+/** The artifact format the harness reads (src/tree/harness/compose.ts; a test keeps the two equal). */
 export const ARTIFACT_FORMAT = "arrow-tree-artifact/1";
 
 /** The least time a recomputation is given, however quick its executor was. */

@@ -13,10 +13,10 @@
  *    proposes hypotheses, each a concrete step module; the `proposed` event makes them child nodes whose
  *    artifact is the parent's plus that step (or a model setting).
  * 3. **dispatch** — `pending = execute`: each node gets a scope (`nodes/<id>/`), an executor child and a
- *    standby recomputation child (`executor.ts`, `child.ts`, `sandbox.ts`, `scripts/tree/harness.ts`):
+ *    standby recomputation child (`executor.ts`, `child.ts`, `sandbox.ts`, `src/tree/harness/harness.ts`):
  *    Deno permissions (read its dev rows, its scope, the toolkit; write its scope; audited) and bubblewrap
  *    when present (the user's CSV and every run hidden); the artifact's steps run in a fresh worker per fold
- *    that can read nothing once loaded (`scripts/tree/fold_worker.ts`), so nothing is remembered across
+ *    that can read nothing once loaded (`src/tree/harness/fold_worker.ts`), so nothing is remembered across
  *    folds — unless every step is one the library wrote (content hash recorded in artifact.json, checked
  *    against the library's templates), which is Arrow's own code and runs beside the encoders.
  * 4. **observe** — exit code, stderr tail, silence (hung after K_FREEZE observations), wall budget,

@@ -15,7 +15,7 @@ import { dirname } from "node:path";
 import { SECRETS } from "../runtime/bwrap.ts";
 
 export const TOOLKIT_DIR = new URL("../tabular/", import.meta.url).pathname.replace(/\/$/, "");
-export const HARNESS_DIR = new URL("../../scripts/tree/", import.meta.url).pathname.replace(/\/$/, "");
+export const HARNESS_DIR = new URL("./harness/", import.meta.url).pathname.replace(/\/$/, "");
 export const HARNESS = `${HARNESS_DIR}/harness.ts`;
 
 export type ChildMode = "execute" | "recompute" | "predict";

@@ -1,5 +1,5 @@
 /**
- * Long-lived harness processes ("slots") for local tree runs: each is scripts/tree/harness.ts in `serve`
+ * Long-lived harness processes ("slots") for local tree runs: each is src/tree/harness/harness.ts in `serve`
  * mode under the same two layers as a one-shot child (Deno permissions, and bubblewrap when installed), and
  * runs one job at a time — an executor's cross-validation, a recomputation, or a prediction for the merge
  * gate — instead of a process (and its module loading) per job. Untrusted code never runs in a slot's own

@@ -5,7 +5,7 @@
  * @module
  */
 import { parse, stringify } from "yaml";
-import { BUILTINS } from "../../scripts/real/registry.ts";
+import { BUILTINS } from "../../src/workers/real/registry.ts";
 import { resolveBuiltin } from "../../src/cli/catalog.ts";
 import { REAL_TICK_MS } from "../../src/cli/run.ts";
 import { prepare } from "../../src/engine/prepare.ts";

@@ -106,7 +106,7 @@ export function claimReads(lab: Lab): string {
 }
 
 /**
- * A copy of Arrow's own program files in the lab, so that an attack on them (scripts/check_claim.ts) can
+ * A copy of Arrow's own program files in the lab, so that an attack on them (src/workers/check_claim.ts) can
  * never touch the shared working tree even if a sandbox fails. Returns the copy's CLI entry point.
  */
 export function projectCopy(lab: Lab, tag: string): string {

@@ -42,7 +42,7 @@ export const ESCAPE = new Map<string, Escape>();
 export const ESCAPES = campaign("escapes", async (m, lab) => {
   // Arrow runs from its own copy of the program, so an attack on check_claim.ts never reaches the tree.
   const main = plans.projectCopy(lab, m.name);
-  const checker = main.replace("src/cli/main.ts", "scripts/check_claim.ts");
+  const checker = main.replace("src/cli/main.ts", "src/workers/check_claim.ts");
   const e: Escape = { checker, before: text(checker), reached: [] };
   ESCAPE.set(m.name, e);
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });

@@ -8,7 +8,7 @@ import type { AgentConfig } from "../../src/llm/config.ts";
 import { fakeRun, jsonLines, KEY } from "./helpers.ts";
 import { loadScript, startScriptedServer } from "./scripted_server.ts";
 
-const WORKER = new URL("../../scripts/agent_worker.ts", import.meta.url).pathname;
+const WORKER = new URL("../../src/workers/agent_worker.ts", import.meta.url).pathname;
 
 function worker(cfg: AgentConfig | string, env: Record<string, string>): Deno.ChildProcess {
   return new Deno.Command(Deno.execPath(), {

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Example trainer for Arrow: ridge regression on degree-2 polynomial features, trained by mini-batch gradient
-descent, written against the worker SDK (scripts/sdk/arrow_sdk.py). Standard library only.
+descent, written against the worker SDK (src/sdk/arrow_sdk.py). Standard library only.
 
 Every epoch it logs its dev R² to metrics.jsonl; every --ckpt-every epochs it checkpoints its whole state;
 restarted with ARROW_RESUME_FROM it continues from that checkpoint; at the end it writes model.json (the
@@ -26,7 +26,7 @@ import time
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 # In your own project, copy arrow_sdk.py beside your trainer instead.
-sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "scripts", "sdk"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "src", "sdk"))
 sys.path.insert(0, HERE)
 import arrow_sdk as arrow  # noqa: E402 - after the path is set
 import model as poly  # noqa: E402

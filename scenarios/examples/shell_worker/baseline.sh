@@ -2,7 +2,7 @@
 # Example shell worker for Arrow: the best single-feature linear baseline. For each feature in turn it fits
 # y = a + b*x on the training rows (awk), keeps the feature with the best dev R^2, logs that best-so-far
 # score as one metric line per feature tried, checkpoints its state, and at the end writes model.json and
-# results.json through the SDK's command line (scripts/sdk/arrow_sdk.py). POSIX sh + awk + sed + python3.
+# results.json through the SDK's command line (src/sdk/arrow_sdk.py). POSIX sh + awk + sed + python3.
 #
 # Usage: baseline.sh [--pace SECONDS] [--misbehave hang|crash|false-score|out-of-lane|escape] [--misbehave-at K]
 #   --pace          least wall time per feature (so a person, and Arrow, can watch it work)
@@ -12,7 +12,7 @@ set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 # In your own project, point this at wherever you keep arrow_sdk.py. Each call starts Python: set PYTHON to
 # a direct interpreter path when python3 is a slow shim (pyenv adds ~1 s a call).
-sdk() { "${PYTHON:-python3}" "$HERE/../../../scripts/sdk/arrow_sdk.py" "$@"; }
+sdk() { "${PYTHON:-python3}" "$HERE/../../../src/sdk/arrow_sdk.py" "$@"; }
 
 PACE=0
 MISBEHAVE=""

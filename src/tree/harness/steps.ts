@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { FeatureTransform, Row } from "../../src/tabular/mod.ts";
+import type { FeatureTransform, Row } from "../../tabular/mod.ts";
 
 /**
  * What a step threw or returned wrongly, with the phase — the same message as the toolkit's TransformError,

@@ -84,3 +84,15 @@ export function faultsOf(cfg: WorkerConfig, kind: string, everyAttempt = false):
     return list ? list.includes(cfg.attempt) : everyAttempt || cfg.attempt === 1;
   });
 }
+
+/** A worker program that ships with Arrow, as the engine starts it. */
+export interface BuiltinWorker {
+  script: string;
+  lockstep: boolean;
+  /** Extra directories the worker may read, given the run directory. */
+  read?: (runDir: string) => string[];
+  /** Kind of artifact its manifest names, which @claim recomputes with a built-in recomputer. */
+  artifact?: string;
+  /** Worker-side fault kinds it honours (anything else aimed at it is refused before the run). */
+  faults?: readonly string[];
+}

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { type FeatureTransform, type GbdtParams, TransformError } from "../../src/tabular/mod.ts";
+import { type FeatureTransform, type GbdtParams, TransformError } from "../../tabular/mod.ts";
 import { type BundledStep, bundleSteps } from "./bundle.ts";
 import { chain, loadSteps as loadModules, StepError } from "./steps.ts";
 

@@ -6,11 +6,11 @@
  *
  * @module
  */
-import { runAgent } from "../src/llm/agent.ts";
-import { LlmClient } from "../src/llm/client.ts";
-import { AgentConfigError, parseAgentConfig } from "../src/llm/config.ts";
-import { chooseModel, llmSettings } from "../src/llm/env.ts";
-import { LlmConfigError } from "../src/llm/errors.ts";
+import { runAgent } from "../llm/agent.ts";
+import { LlmClient } from "../llm/client.ts";
+import { AgentConfigError, parseAgentConfig } from "../llm/config.ts";
+import { chooseModel, llmSettings } from "../llm/env.ts";
+import { LlmConfigError } from "../llm/errors.ts";
 
 export async function main(_args: string[] = []): Promise<number> {
   let cfg;

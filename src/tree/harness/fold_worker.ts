@@ -20,7 +20,7 @@
  * @module
  */
 /// <reference lib="deno.worker" />
-import type { Row } from "../../src/tabular/mod.ts";
+import type { Row } from "../../tabular/mod.ts";
 import { chain, loadSteps, StepError, withoutTarget } from "./steps.ts";
 
 /** The harness' first message: the step modules (bundled as `data:` URLs, named by path) and the target. */

@@ -8,7 +8,7 @@ import type { WorkerConfig } from "../lib/config.ts";
 import { type Fault, faultsOf } from "../lib/config.ts";
 import { fired } from "../lib/fired.ts";
 import { readJson, type ScopeWriter, sha256 } from "../lib/files.ts";
-import { ACCEPT_EPS, improves } from "../../src/thresholds.ts";
+import { ACCEPT_EPS, improves } from "../../thresholds.ts";
 import type { StreamEvent, TickMsg, TickResult } from "../lib/protocol.ts";
 
 type Manifest = Record<string, unknown>;

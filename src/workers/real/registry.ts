@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { BuiltinWorker } from "../../src/runtime/launch.ts";
+import type { BuiltinWorker } from "../lib/config.ts";
 
 const FAST = ["manifest_override", "out_of_scope_write", "stall", "crash"] as const;
 

@@ -6,10 +6,10 @@
  *
  * @module
  */
-import { checkedRows, type Row, TransformError } from "../../src/tabular/mod.ts";
+import { checkedRows, type Row, TransformError } from "../../tabular/mod.ts";
 import type { StepsInit, StepsJob, StepsReply } from "./fold_worker.ts";
 
-const TOOLKIT = new URL("../../src/tabular/", import.meta.url).pathname;
+const TOOLKIT = new URL("../../tabular/", import.meta.url).pathname;
 const HERE = new URL("./", import.meta.url).pathname;
 const WORKER = new URL("./fold_worker.ts", import.meta.url).href;
 

@@ -60,7 +60,7 @@ import {
   type Task,
   toRows,
   TransformError,
-} from "../../src/tabular/mod.ts";
+} from "../../tabular/mod.ts";
 import { createHash } from "node:crypto";
 import { bundleArtifact, type BundledStep, BundleError } from "./bundle.ts";
 import { fromLibrary, libraryTransform, parseArtifact, StepError } from "./compose.ts";
