@@ -77,7 +77,7 @@ Deno.test("thresholds are defined in one module only", () => {
   }
 });
 
-/** Which rooms each room may import (thresholds.ts is a leaf everyone may use). */
+/** Which rooms each room may import (thresholds.ts and tabular/prng.ts are leaves everyone may use). */
 const ALLOWED: Record<string, string[]> = {
   graph: [],
   model: ["graph"],
@@ -110,6 +110,7 @@ Deno.test("rooms import one way", () => {
       }
       if (parts[0] !== "src") continue;
       const other = parts[1]!.replace(/\.ts$/, "");
+      if (target === "src/tabular/prng.ts") continue; // the one seeded random source, a leaf like thresholds.ts
       if (other === room || other === "thresholds" || allowed.includes("*") || allowed.includes(other)) {
         continue;
       }
@@ -145,4 +146,13 @@ Deno.test("tests find out what the machine lacks in one helper, which never thro
     /Command\(\s*"(bwrap|chromium|sbatch|sinfo|slurmctld)"|"\/usr\/bin\/chromium"/.test(text(p))
   );
   deepEqual(probes, []);
+});
+
+Deno.test("one source for each mechanism: the PRNG, SlurmOptions, the LLM client, the Deno cache", () => {
+  const all = [...SRC, ...testFiles(), ...files("scripts")].filter((p) => p !== "tests/architecture_test.ts");
+  const definers = (re: RegExp) => all.filter((p) => re.test(text(p)));
+  deepEqual(definers(/function mulberry32\b/), ["src/tabular/prng.ts"]);
+  deepEqual(definers(/interface Slurm(Job)?Options\b/), ["src/graph/types.ts"]);
+  deepEqual(SRC.filter((p) => /new LlmClient\(/.test(text(p))), ["src/llm/connect.ts"]);
+  deepEqual(definers(/function denoDir\b/), ["src/runtime/launch.ts", "tests/helpers/hostile.ts"]);
 });

@@ -7,19 +7,10 @@
  * @module
  */
 
-export type Rand = () => number;
+import { mulberry32 } from "../src/tabular/prng.ts";
 
-/** mulberry32: a 32-bit state PRNG, uniform in [0, 1). */
-export function mulberry32(seed: number): Rand {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export type Rand = () => number;
+export { mulberry32 };
 
 export const pick = <T>(rand: Rand, xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
 const int = (rand: Rand, n: number) => Math.floor(rand() * n);

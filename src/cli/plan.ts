@@ -5,8 +5,7 @@
  *
  * @module
  */
-import { LlmClient } from "../llm/client.ts";
-import { chooseModel, llmSettings } from "../llm/env.ts";
+import { connectLlm } from "../llm/connect.ts";
 import { LlmConfigError, LlmError } from "../llm/errors.ts";
 import { PlanError, planFromQuestion } from "../llm/planner.ts";
 import { writeAtomic } from "../runtime/atomic.ts";
@@ -56,21 +55,14 @@ export async function main(argv: string[]): Promise<number> {
   }
   const dir = output.includes("/") ? output.slice(0, output.lastIndexOf("/")) || "/" : ".";
   if (!exists(dir)) throw new InputError(`arrow plan: cannot write ${output}: no directory ${dir}`);
-  let settings, model;
+  let connected;
   try {
-    settings = llmSettings();
-    model = chooseModel(settings, values.model as string | undefined);
+    connected = connectLlm("planner", values.model as string | undefined);
   } catch (e) {
     if (e instanceof LlmConfigError) throw new InputError(`arrow plan: ${e.message}`);
     throw e;
   }
-  const client = new LlmClient({
-    baseUrl: settings.baseUrl,
-    apiKey: settings.apiKey,
-    timeoutMs: settings.timeoutMs,
-    maxRetries: settings.maxRetries,
-    seed: "planner",
-  });
+  const { client, model } = connected;
   try {
     const out = await planFromQuestion(question, { client, model, file: output });
     writeAtomic(output, out.text);

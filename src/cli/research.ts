@@ -8,8 +8,7 @@
  */
 import type { Fault } from "../graph/scenario.ts";
 import { BAIT_KINDS, type BaitKind, BAITS, baitTarget } from "../llm/bait.ts";
-import { LlmClient } from "../llm/client.ts";
-import { chooseModel, llmSettings } from "../llm/env.ts";
+import { connectLlm } from "../llm/connect.ts";
 import { LlmConfigError, LlmError } from "../llm/errors.ts";
 import { PlanError, planFromQuestion, recordPlannerCalls } from "../llm/planner.ts";
 import { intFlag, parse } from "./args.ts";
@@ -66,21 +65,14 @@ export async function main(argv: string[]): Promise<number> {
   if (!question) {
     throw new UsageError('arrow research: missing the question, e.g. arrow research "Does X beat Y?"');
   }
-  let settings, model;
+  let connected;
   try {
-    settings = llmSettings();
-    model = chooseModel(settings, values.model as string | undefined);
+    connected = connectLlm("planner", values.model as string | undefined);
   } catch (e) {
     if (e instanceof LlmConfigError) throw new InputError(`arrow research: ${e.message}`);
     throw e;
   }
-  const client = new LlmClient({
-    baseUrl: settings.baseUrl,
-    apiKey: settings.apiKey,
-    timeoutMs: settings.timeoutMs,
-    maxRetries: settings.maxRetries,
-    seed: "planner",
-  });
+  const { client, model, settings } = connected;
   const json = values.json === true;
   let planned;
   try {

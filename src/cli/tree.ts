@@ -6,8 +6,7 @@
  */
 import { SlurmClient, SlurmError } from "../runtime/slurm/mod.ts";
 import { basename, resolve } from "node:path";
-import { LlmClient } from "../llm/client.ts";
-import { chooseModel, llmSettings } from "../llm/env.ts";
+import { connectLlm } from "../llm/connect.ts";
 import { LlmConfigError } from "../llm/errors.ts";
 import { canonicalPretty } from "../model/json.ts";
 import type { Incident } from "../model/state.ts";
@@ -193,15 +192,7 @@ function describe(s: TreeState, ev: TreeEvent, incidents: Incident[]): string[] 
 
 async function llmIdeator(model: string | undefined, runDir: string): Promise<LlmIdeator> {
   try {
-    const settings = llmSettings();
-    const chosen = chooseModel(settings, model);
-    const client = new LlmClient({
-      baseUrl: settings.baseUrl,
-      apiKey: settings.apiKey,
-      timeoutMs: settings.timeoutMs,
-      maxRetries: settings.maxRetries,
-      seed: "tree",
-    });
+    const { client, model: chosen } = connectLlm("tree", model);
     Deno.mkdirSync(`${runDir}/logs`, { recursive: true });
     const log = await Deno.open(`${runDir}/logs/llm.jsonl`, { append: true, create: true });
     const enc = new TextEncoder();

@@ -6,35 +6,9 @@
  */
 import { s } from "./schema.ts";
 import { sweepSchema } from "./sweep.ts";
+import { EDGE_KINDS, INCIDENT_TYPES, NODE_KINDS, PROFILE_SHAPES, ROLES, RUNTIMES } from "./vocabulary.ts";
 
-export const NODE_KINDS = ["fast", "long", "reactive"] as const;
-export const EDGE_KINDS = ["artifact", "stream", "back_edge"] as const;
-export const ROLES = [
-  "protocol",
-  "data",
-  "harness",
-  "baseline",
-  "train",
-  "eval",
-  "analysis",
-  "report",
-  "ablation",
-  "other",
-] as const;
-export const INCIDENT_TYPES = [
-  "OSCILLATION_TRIP",
-  "BUDGET_TRIP",
-  "HUNG_RESTART",
-  "PLATEAU_TRIP",
-  "SUPERSEDED_KILL",
-  "FALSE_COMPLETION",
-  "COMPARABILITY_BLOCK",
-  "SCOPE_VIOLATION",
-  "STALE_CASCADE",
-  "TAINT_INVALIDATION",
-] as const;
-export const PROFILE_SHAPES = ["rise_cross", "rise_plateau", "flat", "curve"] as const;
-export const RUNTIMES = ["local", "slurm"] as const;
+export { EDGE_KINDS, INCIDENT_TYPES, NODE_KINDS, PROFILE_SHAPES, ROLES, RUNTIMES };
 
 /** A wall-clock duration: a number and a unit (ms, s, m, h), e.g. "500ms", "30s", "10m", "2h". */
 export const DURATION_PATTERN = "^[0-9]+(\\.[0-9]+)?(ms|s|m|h)$";
@@ -122,6 +96,7 @@ export const slurmSchema = s.obj(
     account: s.str({ minLength: 1, doc: "account to charge" }),
     gres: s.str({ minLength: 1, doc: "generic resources, e.g. gpu:1" }),
     cpus: s.int({ min: 1, max: 4096, doc: "cpus per task" }),
+    qos: s.str({ minLength: 1, doc: "quality of service" }),
   },
   [],
   "Slurm batch options when resources.runtime is slurm",

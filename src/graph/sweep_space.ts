@@ -6,6 +6,8 @@
  *
  * @module
  */
+import { mulberry32 } from "../tabular/prng.ts";
+export { mulberry32 };
 
 export type Scalar = string | number | boolean;
 
@@ -86,18 +88,6 @@ export function spaceSize(domains: Record<string, Domain>): number {
     size *= v ? v.length : Infinity;
   }
   return size;
-}
-
-/** mulberry32: a 32-bit Weyl sequence through an xorshift-multiply mixer; uniform floats in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function draw(d: Domain, rand: () => number): Scalar {

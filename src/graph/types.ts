@@ -5,35 +5,23 @@
  * @module
  */
 import type { SweepGroup, SweepSpec } from "./sweep.ts";
+import type {
+  EDGE_KINDS,
+  INCIDENT_TYPES,
+  NODE_KINDS,
+  PROFILE_SHAPES,
+  ROLES,
+  RUNTIMES,
+} from "./vocabulary.ts";
 
 export type NodeId = string;
-export type NodeKind = "fast" | "long" | "reactive";
-export type EdgeKind = "artifact" | "stream" | "back_edge";
+export type NodeKind = typeof NODE_KINDS[number];
+export type EdgeKind = typeof EDGE_KINDS[number];
 export type Direction = "maximize" | "minimize";
-export type Runtime = "local" | "slurm";
-export type Role =
-  | "protocol"
-  | "data"
-  | "harness"
-  | "baseline"
-  | "train"
-  | "eval"
-  | "analysis"
-  | "report"
-  | "ablation"
-  | "other";
-export type IncidentType =
-  | "OSCILLATION_TRIP"
-  | "BUDGET_TRIP"
-  | "HUNG_RESTART"
-  | "PLATEAU_TRIP"
-  | "SUPERSEDED_KILL"
-  | "FALSE_COMPLETION"
-  | "COMPARABILITY_BLOCK"
-  | "SCOPE_VIOLATION"
-  | "STALE_CASCADE"
-  | "TAINT_INVALIDATION";
-export type ProfileShape = "rise_cross" | "rise_plateau" | "flat" | "curve";
+export type Runtime = typeof RUNTIMES[number];
+export type Role = typeof ROLES[number];
+export type IncidentType = typeof INCIDENT_TYPES[number];
+export type ProfileShape = typeof PROFILE_SHAPES[number];
 
 export interface TrainerProfile {
   shape: ProfileShape;
@@ -65,13 +53,22 @@ export interface Budget {
   wall?: string;
 }
 
+/**
+ * Per-job Slurm options a plan may set on a node, normalised by `checkSlurmOptions` (graph/validate_slurm.ts)
+ * to the form sbatch accepts — the one definition the plan, the validator and the Slurm backend share.
+ */
 export interface SlurmOptions {
   partition?: string;
+  /** Normalised Slurm time limit ("90", "01:30:00", "2-00:00:00", "UNLIMITED"). */
   time?: string;
+  /** Normalised memory per node ("4G", "512M"). */
   mem?: string;
   account?: string;
+  /** Generic resources ("gpu:1", "gpu:a100:2,shard:1"). */
   gres?: string;
+  /** CPUs for the one task of the job. */
   cpus?: number;
+  qos?: string;
 }
 
 export interface PlanNodeFile {

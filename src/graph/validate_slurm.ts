@@ -7,19 +7,8 @@
  * @module
  */
 import type { Path, Pos } from "./check.ts";
-import type { PlanFile } from "./types.ts";
+import type { PlanFile, SlurmOptions } from "./types.ts";
 import type { Finding } from "./validate.ts";
-
-/** Per-job Slurm options, normalised (runtime/slurm/types.ts has the same shape). */
-export interface SlurmJobOptions {
-  partition?: string;
-  time?: string;
-  mem?: string;
-  account?: string;
-  gres?: string;
-  cpus?: number;
-  qos?: string;
-}
 
 export interface OptionProblem {
   /** The option's key in the plan ("time"), or "" for the options object itself. */
@@ -116,8 +105,8 @@ function checkName(field: string, v: unknown, list: boolean): { value: string } 
  * Checks a plan's Slurm options object. Unknown keys are problems (a typo must not silently drop a limit).
  * Returns the normalised options and every problem found, in key order.
  */
-export function checkSlurmOptions(raw: unknown): { options: SlurmJobOptions; problems: OptionProblem[] } {
-  const options: SlurmJobOptions = {};
+export function checkSlurmOptions(raw: unknown): { options: SlurmOptions; problems: OptionProblem[] } {
+  const options: SlurmOptions = {};
   const problems: OptionProblem[] = [];
   if (raw === undefined || raw === null) return { options, problems };
   if (typeof raw !== "object" || Array.isArray(raw)) {

@@ -4,6 +4,8 @@
  *
  * @module
  */
+import { mulberry32 } from "../tabular/prng.ts";
+export { mulberry32 };
 
 /** FNV-1a, 32 bit: a stable seed from any string. */
 export function seedOf(text: string): number {
@@ -13,18 +15,6 @@ export function seedOf(text: string): number {
     h = Math.imul(h, 0x01000193);
   }
   return h >>> 0;
-}
-
-/** mulberry32 (Tommy Ettinger): a small 32-bit generator; returns floats in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export interface BackoffPolicy {

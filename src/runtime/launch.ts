@@ -48,7 +48,7 @@ export interface Command {
 }
 
 /** The deno cache the host uses, named explicitly because children get their own XDG_CACHE_HOME. */
-function denoDir(): string | undefined {
+export function denoDir(): string | undefined {
   const set = Deno.env.get("DENO_DIR");
   if (set) return set;
   const cache = Deno.env.get("XDG_CACHE_HOME") ??
@@ -282,7 +282,6 @@ export function workerCommand(ctx: LaunchContext, builtins: Record<string, Built
     config: null,
   };
 }
-
 
 /** The LLM endpoint settings an agent worker may see (and nothing else of the host's secrets). */
 const LLM_ENV = [

@@ -13,6 +13,7 @@
  */
 import { dirname } from "node:path";
 import { SECRETS } from "../runtime/bwrap.ts";
+import { denoDir } from "../runtime/launch.ts";
 
 export const TOOLKIT_DIR = new URL("../tabular/", import.meta.url).pathname.replace(/\/$/, "");
 export const HARNESS_DIR = new URL("./harness/", import.meta.url).pathname.replace(/\/$/, "");
@@ -72,14 +73,6 @@ const SYSTEM = new Set([
 ]);
 
 const under = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith("/") ? dir : dir + "/");
-
-function denoDir(): string | null {
-  const set = Deno.env.get("DENO_DIR");
-  if (set) return set;
-  const home = Deno.env.get("HOME");
-  const cache = Deno.env.get("XDG_CACHE_HOME") ?? (home ? `${home}/.cache` : null);
-  return cache ? `${cache}/deno` : null;
-}
 
 function exists(p: string): Deno.FileInfo | null {
   try {

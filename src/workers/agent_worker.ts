@@ -7,9 +7,8 @@
  * @module
  */
 import { runAgent } from "../llm/agent.ts";
-import { LlmClient } from "../llm/client.ts";
 import { AgentConfigError, parseAgentConfig } from "../llm/config.ts";
-import { chooseModel, llmSettings } from "../llm/env.ts";
+import { connectLlm } from "../llm/connect.ts";
 import { LlmConfigError } from "../llm/errors.ts";
 
 export async function main(_args: string[] = []): Promise<number> {
@@ -21,10 +20,9 @@ export async function main(_args: string[] = []): Promise<number> {
     console.error(`arrow agent: ${e.message}`);
     return 2;
   }
-  let settings, model;
+  let connected;
   try {
-    settings = llmSettings();
-    model = chooseModel(settings, cfg.args.model);
+    connected = connectLlm(`${cfg.node}:${cfg.attempt}`, cfg.args.model);
   } catch (e) {
     if (!(e instanceof LlmConfigError)) throw e;
     console.error(`arrow agent ${cfg.node}: ${e.message}`);
@@ -41,13 +39,7 @@ export async function main(_args: string[] = []): Promise<number> {
     if (Deno.ppid !== parent) stop.abort();
   }, 200);
   try {
-    const client = new LlmClient({
-      baseUrl: settings.baseUrl,
-      apiKey: settings.apiKey,
-      timeoutMs: settings.timeoutMs,
-      maxRetries: settings.maxRetries,
-      seed: `${cfg.node}:${cfg.attempt}`,
-    });
+    const { client, model, settings } = connected;
     let out;
     try {
       out = await runAgent(cfg, {

@@ -4,6 +4,10 @@
  *
  * @module
  */
+import type { SlurmOptions } from "../../graph/types.ts";
+
+/** Per-job Slurm options: the plan's one definition (graph/types.ts). */
+export type { SlurmOptions };
 
 /** A Slurm job id as Slurm prints it ("4711"); a string so array ids ("4711_3") fit too. */
 export type JobId = string;
@@ -76,21 +80,6 @@ export interface JobView {
   source: ViewSource;
   /** Wall-clock ms of the poll that produced this view: evidence of staleness, never a decision input. */
   seenAt: number;
-}
-
-/** Per-job Slurm options a plan may set on a node (validated by `checkSlurmOptions`). */
-export interface SlurmOptions {
-  partition?: string;
-  /** Normalised Slurm time limit ("90", "01:30:00", "2-00:00:00", "UNLIMITED"). */
-  time?: string;
-  /** Normalised memory per node ("4G", "512M"). */
-  mem?: string;
-  account?: string;
-  /** Generic resources ("gpu:1", "gpu:a100:2,shard:1"). */
-  gres?: string;
-  /** CPUs for the one task of the job. */
-  cpus?: number;
-  qos?: string;
 }
 
 /** One batch job to submit: the same argv, env and cwd a local run would use. */
