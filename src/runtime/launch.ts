@@ -172,18 +172,35 @@ export function sandboxed(ctx: LaunchContext, cfg: WorkerConfig, argv: string[],
   Deno.mkdirSync(shadowRoot, { recursive: true });
   makeScratch(scratch);
   Deno.writeTextFileSync(cfg.faultLog, "", { append: true });
+  const ancestors = Object.values(cfg.ancestors).map((r) => r.scope);
+  const readable = [...ancestors, ...Object.values(cfg.sources).map((r) => r.scope)];
   const layout = bwrapLayout({
     runDir,
     runsDir: ctx.runsDir ?? null,
     scope: cfg.scope,
-    readable: [...Object.values(cfg.ancestors), ...Object.values(cfg.sources)].map((r) => r.scope),
+    readable,
     writable: [scratch, cfg.faultLog],
     shadowRoot,
     scopes: state.plan.nodes.map((n) => n.scope),
     watched: watchedDirs(),
+    lean: ["/tmp"],
+    needed: [...neededPaths(argv), ...(state.plan.dir ? [state.plan.dir] : [])],
+    // Verified inputs are at rest, so a copy reads the same; a stream source is still being written and
+    // is bound live (read-only).
+    copied: ancestors,
     home: Deno.env.get("HOME") ?? null,
   });
   return { args: [...layout.args, "--", ...argv], shadows: layout.shadows };
+}
+
+/**
+ * Host paths a sandboxed program must see wherever they are (a lean /tmp binds back only these): the
+ * absolute paths in its argv (its program files, its interpreter), PATH, Deno and its cache.
+ */
+export function neededPaths(argv: readonly string[]): string[] {
+  const path = (Deno.env.get("PATH") ?? "").split(":");
+  const out = [...argv.filter((a) => a.startsWith("/")), ...path, Deno.execPath(), denoDir() ?? ""];
+  return [...new Set(out.filter((p) => p.startsWith("/")))];
 }
 
 /** Thrown when a program would have to run without any sandbox layer and the user did not allow it. */

@@ -18,6 +18,7 @@ import type { JobEnd, Proc } from "./backend.ts";
 import type { CpuWait } from "./cpu_wait.ts";
 import type { Fingerprinter, ScopePrint } from "./fingerprint.ts";
 import type { GuardSchedule } from "./guard_schedule.ts";
+import { shadowWrites } from "./bwrap.ts";
 import type { Command, Shadow } from "./launch.ts";
 import type { Lockstep } from "./lockstep.ts";
 import { readManifest } from "./manifest.ts";
@@ -278,12 +279,11 @@ export class Sensor {
       }
     }
     for (const shadow of h?.shadows ?? []) {
-      for (const rel of listFiles(shadow.dir)) {
-        const key = `${shadow.dir}/${rel}`;
-        if (shadow.ignore.includes(rel)) continue;
+      for (const { rel, op } of shadowWrites(shadow)) {
+        const key = `${shadow.dir}/${rel}:${op}`;
         if (h!.shadowSeen.has(key)) continue;
         h!.shadowSeen.add(key);
-        o.escapes.push({ path: `${shadow.shows}/${rel}`, op: "write", via: "bwrap-shadow", stopped: true });
+        o.escapes.push({ path: `${shadow.shows}/${rel}`, op, via: "bwrap-shadow", stopped: true });
       }
     }
   }
