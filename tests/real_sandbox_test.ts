@@ -3,7 +3,7 @@
  * bubblewrap — the write lands in the node's shadow, where the supervisor sees it and blames the writer — and,
  * without bubblewrap, the fingerprint guard still sees the foreign change and reverts it.
  */
-import { deepEqual, equal, ok } from "node:assert/strict";
+import { deepEqual, equal } from "node:assert/strict";
 import { BWRAP, needs, NO_BWRAP } from "./helpers/needs.ts";
 import { loadPlan } from "../src/graph/load.ts";
 import type { Plan } from "../src/graph/types.ts";

@@ -31,7 +31,6 @@ import {
   type UsageTail,
 } from "./node_files.ts";
 import { stopGroup } from "./proc.ts";
-import { listFiles } from "./scope_files.ts";
 import type { ScopeRecord } from "./scope_record.ts";
 import { type JsonlTail, MAX_LINE, MAX_POINTS, metricPoints, thinPoints } from "./tail.ts";
 
