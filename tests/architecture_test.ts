@@ -156,3 +156,8 @@ Deno.test("one source for each mechanism: the PRNG, SlurmOptions, the LLM client
   deepEqual(SRC.filter((p) => /new LlmClient\(/.test(text(p))), ["src/llm/connect.ts"]);
   deepEqual(definers(/function denoDir\b/), ["src/runtime/launch.ts", "tests/helpers/hostile.ts"]);
 });
+
+Deno.test("one sandbox builder: every bubblewrap argument is written in runtime/bwrap.ts", () => {
+  const builders = SRC.filter((p) => /"--(ro-bind|bind|tmpfs|unshare-all|ro-bind-try)"/.test(text(p)));
+  deepEqual(builders, ["src/runtime/bwrap.ts"]);
+});

@@ -11,45 +11,12 @@ import { faultProblems } from "../graph/fault_support.ts";
 import { expandSweeps } from "../graph/sweep_expand.ts";
 import type { Fault } from "../graph/scenario.ts";
 import type { Mode } from "../model/state.ts";
+import { findBwrap } from "../runtime/bwrap.ts";
 import { type BuiltinWorker, selfExec } from "../runtime/launch.ts";
+
+export { findBwrap };
 import type { Resolved } from "./catalog.ts";
 import { InputError } from "./errors.ts";
-
-let probed: string | null | undefined;
-
-/** Path of a working bwrap, or null. Probed once per process. */
-export async function findBwrap(): Promise<string | null> {
-  if (probed !== undefined) return probed;
-  probed = null;
-  for (const dir of (Deno.env.get("PATH") ?? "/usr/bin").split(":")) {
-    const p = `${dir}/bwrap`;
-    try {
-      Deno.statSync(p);
-    } catch {
-      continue;
-    }
-    const out = await new Deno.Command(p, {
-      args: [
-        "--ro-bind",
-        "/",
-        "/",
-        "--dev",
-        "/dev",
-        "--proc",
-        "/proc",
-        "--unshare-all",
-        "--die-with-parent",
-        "--",
-        "true",
-      ],
-      stdout: "null",
-      stderr: "null",
-    }).output().catch(() => ({ code: 1 }));
-    if (out.code === 0) probed = p;
-    break;
-  }
-  return probed;
-}
 
 export interface SandboxSetup {
   bwrap: string | null;

@@ -76,6 +76,8 @@ export interface Layout {
   home: string | null;
   /** Read-only everywhere, scope included (acceptance commands and evaluators). */
   readOnly?: boolean;
+  /** More host paths hidden like the run: a directory under an empty tmpfs, a file behind /dev/null. */
+  masked?: string[];
 }
 
 /** Most entries a watched directory may have to be shadowed (each is bound back one by one). */
@@ -208,12 +210,18 @@ export function bwrapLayout(o: Layout): { args: string[]; shadows: Shadow[]; ref
     if (st?.isDirectory) args.push("--tmpfs", p);
     else if (st) args.push("--ro-bind", "/dev/null", p);
   }
-  if (o.runsDir && under(o.runDir, o.runsDir) && o.runsDir !== o.runDir) args.push("--tmpfs", o.runsDir);
-  args.push("--tmpfs", o.runDir);
+  const hidden = [o.runDir, ...(o.masked ?? [])];
+  if (o.runsDir && under(o.runDir, o.runsDir) && o.runsDir !== o.runDir) hidden.push(o.runsDir);
+  // Outer first, so an inner hiding (the run inside a hidden data directory) is not undone.
+  for (const d of [...new Set(hidden)].sort((a, b) => a.length - b.length)) {
+    const st = d === o.runDir ? null : lstat(d);
+    if (d === o.runDir || st?.isDirectory) args.push("--tmpfs", d);
+    else if (st) args.push("--ro-bind", "/dev/null", d);
+  }
   const nodes = `${o.shadowRoot}/nodes`;
   if (o.readOnly) {
     args.push("--dir", `${o.runDir}/nodes`);
-  } else {
+  } else if (o.scopes.length > 0) {
     for (const s of o.scopes) Deno.mkdirSync(`${nodes}/${s}`, { recursive: true });
     args.push("--bind", nodes, `${o.runDir}/nodes`);
     shadows.push({ dir: nodes, shows: "nodes", ignore: [] });
@@ -268,4 +276,40 @@ export function shadowWrites(shadow: Shadow): { rel: string; op: "write" | "dele
     if (!seen.has(rel)) out.push({ rel, op: "delete" });
   }
   return out.sort((a, b) => a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0);
+}
+
+let probed: string | null | undefined;
+
+/** Path of a working bwrap, or null. Probed once per process. */
+export async function findBwrap(): Promise<string | null> {
+  if (probed !== undefined) return probed;
+  probed = null;
+  for (const dir of (Deno.env.get("PATH") ?? "/usr/bin").split(":")) {
+    const p = `${dir}/bwrap`;
+    try {
+      Deno.statSync(p);
+    } catch {
+      continue;
+    }
+    const out = await new Deno.Command(p, {
+      args: [
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--unshare-all",
+        "--die-with-parent",
+        "--",
+        "true",
+      ],
+      stdout: "null",
+      stderr: "null",
+    }).output().catch(() => ({ code: 1 }));
+    if (out.code === 0) probed = p;
+    break;
+  }
+  return probed;
 }

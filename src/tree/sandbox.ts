@@ -12,7 +12,7 @@
  * @module
  */
 import { dirname } from "node:path";
-import { SECRETS } from "../runtime/bwrap.ts";
+import { bwrapLayout } from "../runtime/bwrap.ts";
 import { denoDir } from "../runtime/launch.ts";
 
 export const TOOLKIT_DIR = new URL("../tabular/", import.meta.url).pathname.replace(/\/$/, "");
@@ -74,45 +74,36 @@ const SYSTEM = new Set([
 
 const under = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith("/") ? dir : dir + "/");
 
-function exists(p: string): Deno.FileInfo | null {
-  try {
-    return Deno.lstatSync(p);
-  } catch {
-    return null;
-  }
-}
-
-/** bubblewrap arguments (before `--`): hide, then bind back what the child needs. */
+/**
+ * bubblewrap arguments (before `--`) from the one layout builder (runtime/bwrap.ts): the run, other runs
+ * and the user's data hidden, the toolkit, the harness and the data directory bound back read-only, the
+ * scope writable for an executor, the audit directory writable.
+ */
 export function treeBwrapArgs(
   ctx: SandboxContext,
   scope: string,
   writable: boolean,
   extra: string[],
   audit: string,
-) {
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+): string[] {
   const needed = [Deno.execPath(), denoDir(), TOOLKIT_DIR, HARNESS_DIR].filter((p): p is string => !!p);
-  const hide = new Set<string>();
-  if (ctx.runsDir && under(ctx.runDir, ctx.runsDir) && ctx.runsDir !== ctx.runDir) hide.add(ctx.runsDir);
-  hide.add(ctx.runDir);
   const csvDir = dirname(ctx.userCsv);
+  // The user's CSV holds every label: its directory is hidden, or the file alone when the directory also
+  // holds the system or what the harness needs.
   const fileOnly = SYSTEM.has(csvDir) || needed.some((p) => under(p, csvDir));
-  if (!fileOnly) hide.add(csvDir);
-  for (const d of [...hide].sort((a, b) => a.length - b.length)) {
-    if (exists(d)?.isDirectory) args.push("--tmpfs", d);
-  }
-  if (fileOnly && exists(ctx.userCsv)) args.push("--ro-bind", "/dev/null", ctx.userCsv);
-  const home = Deno.env.get("HOME");
-  for (const s of home ? SECRETS : []) {
-    const st = exists(`${home}/${s}`);
-    if (st?.isDirectory) args.push("--tmpfs", `${home}/${s}`);
-    else if (st) args.push("--ro-bind", "/dev/null", `${home}/${s}`);
-  }
-  for (const p of [TOOLKIT_DIR, HARNESS_DIR, ctx.dataDir, ...extra]) args.push("--ro-bind", p, p);
-  args.push(writable ? "--bind" : "--ro-bind", scope, scope);
-  args.push("--bind", dirname(audit), dirname(audit));
-  args.push("--unshare-all", "--die-with-parent", "--new-session", "--chdir", scope);
-  return args;
+  return bwrapLayout({
+    runDir: ctx.runDir,
+    runsDir: ctx.runsDir,
+    scope,
+    readable: [TOOLKIT_DIR, HARNESS_DIR, ctx.dataDir, ...extra],
+    writable: [dirname(audit)],
+    shadowRoot: `${ctx.runDir}/.arrow/shadow/tree`,
+    scopes: [],
+    watched: [],
+    home: Deno.env.get("HOME") ?? null,
+    readOnly: !writable,
+    masked: [fileOnly ? ctx.userCsv : csvDir],
+  }).args;
 }
 
 /** A harness process's whole environment: its audit log, Deno's cache, PATH and HOME, and `extra`. */
