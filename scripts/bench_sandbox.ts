@@ -1,0 +1,74 @@
+/**
+ * Sandbox start cost against the size of /tmp (`deno task bench:sandbox`): the layout of one sandboxed
+ * start (runtime/bwrap.ts) and bubblewrap running `true` in it, with /tmp holding 10 and 5,000 extra
+ * top-level entries — the lean /tmp (never listed) beside the old way of listing /tmp and binding back each
+ * entry. Prints the median of `--repeats` starts per case, in ms, and the argv length.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { bwrapLayout, findBwrap } from "../src/runtime/bwrap.ts";
+
+const { values } = parseArgs({ args: Deno.args, options: { repeats: { type: "string", default: "15" } } });
+const repeats = Number(values.repeats);
+const bwrap = await findBwrap();
+if (!bwrap) {
+  console.log("bench_sandbox: bubblewrap is not installed (apt-get install -y bubblewrap)");
+  Deno.exit(0);
+}
+const run = Deno.makeTempDirSync({ prefix: "arrow-bench-sandbox-" });
+Deno.mkdirSync(`${run}/nodes/a`, { recursive: true });
+const extra: string[] = [];
+
+function setEntries(n: number) {
+  while (extra.length < n) {
+    const d = `/tmp/arrow-bench-entry-${extra.length}`;
+    Deno.mkdirSync(d, { recursive: true });
+    extra.push(d);
+  }
+}
+
+async function start(lean: boolean): Promise<{ ms: number; argv: number }> {
+  const t0 = performance.now();
+  const { args } = bwrapLayout({
+    runDir: run,
+    runsDir: null,
+    scope: `${run}/nodes/a`,
+    readable: [],
+    writable: [],
+    shadowRoot: `${run}/.arrow/shadow/a.${Math.random().toString(36).slice(2)}`,
+    scopes: ["a"],
+    watched: ["/tmp"],
+    lean: lean ? ["/tmp"] : [],
+    needed: [Deno.execPath()],
+    home: null,
+  });
+  const out = await new Deno.Command(bwrap!, { args: [...args, "--", "true"], stderr: "null" }).output();
+  if (!out.success) throw new Error("bwrap did not start");
+  return { ms: performance.now() - t0, argv: args.length };
+}
+
+const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+try {
+  console.log("entries  layout  median_ms  argv");
+  for (const n of [10, 5_000]) {
+    setEntries(n);
+    for (const lean of [true, false]) {
+      const times: number[] = [];
+      let argv = 0;
+      for (let i = 0; i < repeats; i++) {
+        const r = await start(lean).catch(() => null);
+        if (r) {
+          times.push(r.ms);
+          argv = r.argv;
+        }
+      }
+      const how = lean ? "lean" : "listed";
+      const note = times.length ? `${median(times).toFixed(1)}` : "(starts failed)";
+      console.log(`${String(n).padStart(7)}  ${how.padEnd(6)}  ${note.padStart(9)}  ${argv}`);
+    }
+  }
+} finally {
+  for (const d of extra) Deno.removeSync(d, { recursive: true });
+  Deno.removeSync(run, { recursive: true });
+}
