@@ -120,3 +120,40 @@ Deno.test("without bubblewrap, the fingerprint guard sees the foreign writes and
     await Deno.remove(r.dir, { recursive: true });
   }
 });
+
+Deno.test({
+  name: "a program that rewrites the plan's evaluator is named with the path; the evaluator stays as it was",
+  ignore: needs("real_sandbox_test", "the bubblewrap case", NO_BWRAP),
+  fn: async () => {
+    const planDir = await Deno.makeTempDir({ prefix: "arrow-plan-dir-" });
+    const evaluator = `${planDir}/evaluate.sh`;
+    Deno.writeTextFileSync(evaluator, "echo 0.5\n");
+    const text = JSON.stringify({
+      question: "Is an edit of the evaluator seen?",
+      protocol: { version: "p1", metric: "dev_r2", direction: "maximize" },
+      nodes: [{
+        id: "W",
+        kind: "fast",
+        role: "other",
+        worker: {
+          type: "command",
+          argv: ["sh", "-c", `echo 'echo 0.999' > ${evaluator}; printf '{"node":"W"}' > results.json`],
+        },
+      }],
+      edges: [],
+    });
+    const loaded = loadPlan(text, "evaluator.yaml");
+    if (!loaded.plan) throw new Error(JSON.stringify(loaded.errors));
+    const r = await runReal("evaluator_edit", { ...loaded.plan, dir: planDir }, [], { bwrap: BWRAP });
+    try {
+      deepEqual(r.triples, [["SCOPE_VIOLATION", "W", "blame_routing"]]);
+      const ev = r.incidents[0]!.evidence as { writer: string; attempts: unknown[] };
+      equal(ev.writer, "W");
+      deepEqual(ev.attempts, [{ op: "write", path: evaluator, reverted: false, stopped_by: "bwrap-shadow" }]);
+      equal(Deno.readTextFileSync(evaluator), "echo 0.5\n", "the evaluator itself is untouched");
+    } finally {
+      await Deno.remove(r.dir, { recursive: true });
+      await Deno.remove(planDir, { recursive: true });
+    }
+  },
+});

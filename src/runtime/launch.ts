@@ -164,6 +164,8 @@ export function watchedDirs(): string[] {
   return ["/tmp", ...(home ? [home] : []), Deno.cwd()];
 }
 
+const under = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith("/") ? dir : dir + "/");
+
 /** A program's argv wrapped in bubblewrap for one attempt of `node`. */
 export function sandboxed(ctx: LaunchContext, cfg: WorkerConfig, argv: string[], scratch: string) {
   const { runDir, node, state } = ctx;
@@ -173,7 +175,13 @@ export function sandboxed(ctx: LaunchContext, cfg: WorkerConfig, argv: string[],
   makeScratch(scratch);
   Deno.writeTextFileSync(cfg.faultLog, "", { append: true });
   const ancestors = Object.values(cfg.ancestors).map((r) => r.scope);
-  const readable = [...ancestors, ...Object.values(cfg.sources).map((r) => r.scope)];
+  // The plan's own directory (its evaluator, its harness programs) is a lane too, copied like an input so
+  // that an edit of it is seen — unless it holds the run or the project itself, which the layout shadows.
+  const planDir = state.plan.dir;
+  const planLane = planDir && !under(runDir, planDir) && planDir !== Deno.cwd() && !under(Deno.cwd(), planDir)
+    ? [planDir]
+    : [];
+  const readable = [...ancestors, ...planLane, ...Object.values(cfg.sources).map((r) => r.scope)];
   const layout = bwrapLayout({
     runDir,
     runsDir: ctx.runsDir ?? null,
@@ -184,10 +192,10 @@ export function sandboxed(ctx: LaunchContext, cfg: WorkerConfig, argv: string[],
     scopes: state.plan.nodes.map((n) => n.scope),
     watched: watchedDirs(),
     lean: ["/tmp"],
-    needed: [...neededPaths(argv), ...(state.plan.dir ? [state.plan.dir] : [])],
+    needed: [...neededPaths(argv), ...(planDir ? [planDir] : [])],
     // Verified inputs are at rest, so a copy reads the same; a stream source is still being written and
     // is bound live (read-only).
-    copied: ancestors,
+    copied: [...ancestors, ...planLane],
     home: Deno.env.get("HOME") ?? null,
   });
   return { args: [...layout.args, "--", ...argv], shadows: layout.shadows };
