@@ -10,6 +10,9 @@ Usage: /usr/bin/python3 refs.py SPEC.json  — SPEC holds
   y_fit / y_test (Arrow's target values: class indices, or numbers), seed.
 Prints one JSON object: {"hgb": {"score", "fit_s"}, "xgboost": {…}, "linear": {…}, "versions": {…}}.
 Text columns are left out (none of the references reads free text); booleans and categoricals are levels.
+
+`refs.py --score` reads {"metric", "y", "p"} (p: a list, or a list of rows for multiclass) on standard input and
+prints the score alone: how the tests check these metric definitions against src/tabular/metrics.ts.
 """
 import csv
 import json
@@ -134,8 +137,12 @@ def timed(make, Xf, yf, Xt, yt, spec):
 
 
 def main():
+    if sys.argv[1:] == ["--score"]:
+        j = json.load(sys.stdin)
+        print(json.dumps(score(j["metric"], np.array(j["y"], dtype=float), np.array(j["p"], dtype=float))))
+        return
     if len(sys.argv) != 2:
-        sys.exit("usage: refs.py SPEC.json")
+        sys.exit("usage: refs.py SPEC.json | refs.py --score")
     spec = json.load(open(sys.argv[1]))
     X, levels, _ = features(spec)
     fit, test = np.array(spec["fit"], dtype=int), np.array(spec["test"], dtype=int)
