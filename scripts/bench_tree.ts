@@ -10,7 +10,7 @@
  * function, SQLite, the projections, scope making and reading results). A separate probe measures what one
  * sandboxed child costs beyond its fitting.
  *
- * `deno run -A scripts/bench_tree.ts [--quick] [--datasets a,b] [--seeds 5] [--cycles 4] [--executors 2]
+ * `deno run -A scripts/bench_tree.ts [--quick] [--datasets a,b] [--seeds 5] [--cycles 3] [--executors 2]
  * [--methods tree,random,greedy,tree-no-insights] [--starts default,weak] [--ref-fit dev+heldout|dev]
  * [--no-refs] [--out dist/bench_tree.json]`
  *
@@ -293,7 +293,7 @@ if (import.meta.main) {
   for (const d of datasets) if (!DATASETS[d]) usage(`unknown dataset ${d} (known: ${Object.keys(DATASETS)})`);
   for (const m of methods) if (!METHODS[m]) usage(`unknown method ${m} (known: ${Object.keys(METHODS)})`);
   const seeds = Number(values.seeds ?? (values.quick ? 2 : 5));
-  const cycles = Number(values.cycles ?? (values.quick ? 2 : 4));
+  const cycles = Number(values.cycles ?? (values.quick ? 2 : 3));
   const executors = Number(values.executors);
   for (const [k, v] of [["seeds", seeds], ["cycles", cycles], ["executors", executors]] as const) {
     if (!Number.isInteger(v) || v < 1) usage(`--${k} must be an integer ≥ 1`);
