@@ -1,14 +1,18 @@
 /**
- * Tree mode's benchmark: on public datasets (scripts/datasets, prepared into dist/datasets), with an equal
- * budget (cycles × executors hypotheses) and several seeds, the tree (UCB, insights on) against random
- * search (same hypothesis space, same budget) and greedy-without-insights (always extend the incumbent,
- * static ranking) — held-out and final-test gain over the starting artifact, mean ± std over seeds, wall
- * time per cycle, and the coordinator's overhead per cycle excluding model fitting (every child's wall time
- * is taken out: what is left is ideation, the step function, SQLite, the projections, scope making and
- * reading results). A separate probe measures what one sandboxed child costs beyond its fitting.
+ * Tree mode's benchmark (issue 21): on public datasets (scripts/datasets, prepared into dist/datasets), with
+ * an equal budget (cycles × executors hypotheses) and several seeds, the tree (UCB, insights on) against
+ * random search, greedy-without-insights and the tree without insights, from the default and the weak start;
+ * per dataset and seed, references (scikit-learn HistGradientBoosting, XGBoost, logistic/ridge; refs.py) are
+ * fit on the same dev + held-out rows and scored on the same test rows. It prints the final-test score per
+ * dataset × method with a paired 95 % interval against the best reference, the summed paired differences
+ * tree − random and insights − no-insights, gains over the starting artifact, and the coordinator's overhead
+ * per cycle excluding model fitting (every child's wall time is taken out: what is left is ideation, the step
+ * function, SQLite, the projections, scope making and reading results). A separate probe measures what one
+ * sandboxed child costs beyond its fitting.
  *
- * `deno run -A scripts/bench_tree.ts [--datasets a,b] [--seeds 3] [--cycles 6] [--executors 2]
- * [--methods tree,random,greedy,tree-no-insights] [--out dist/bench_tree.json]`
+ * `deno run -A scripts/bench_tree.ts [--quick] [--datasets a,b] [--seeds 5] [--cycles 3] [--executors 2]
+ * [--methods tree,random,greedy,tree-no-insights] [--starts default,weak] [--ref-fit dev+heldout|dev]
+ * [--no-refs] [--out dist/bench_tree.json]`
  *
  * @module
  */
@@ -22,6 +26,9 @@ import { childCommand } from "../src/tree/sandbox.ts";
 import { TreeStore } from "../src/tree/store.ts";
 import type { Search } from "../src/tree/types.ts";
 import { type MetricName, mulberry32 } from "../src/tabular/mod.ts";
+import type { TreeRunOptions } from "../src/tree/run.ts";
+import { arrowSplit, PYTHON, references, type RefScores, type RowSplit, runSplit } from "./bench/refs.ts";
+import { type RefRun, scoreReport } from "./bench/tree_report.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 /**
@@ -38,6 +45,9 @@ const DATASETS: Record<string, { target: string; metric: MetricName }> = {
   auto_mpg: { target: "Miles_per_Gallon", metric: "r2" },
   cps_wages: { target: "wage", metric: "mae" },
   flights: { target: "delayed", metric: "auc" },
+  chile: { target: "vote", metric: "auc" },
+  slid: { target: "wages", metric: "r2" },
+  titanic: { target: "survived", metric: "auc" },
   planted: { target: "y", metric: "r2" },
 };
 
@@ -72,7 +82,12 @@ const METHODS: Record<string, { search: Search; insights: boolean }> = {
 interface One {
   dataset: string;
   method: string;
+  start: Start;
   seed: number;
+  /** The final model's (incumbent's) test score, in the metric's own units. */
+  test: number;
+  /** Where the rows the references used came from: the run's splits.json (checked) or loadData alone. */
+  splitFrom: "splits.json" | "loadData";
   heldoutGain: number;
   testGain: number;
   devGain: number;
@@ -95,6 +110,8 @@ interface One {
   overheadByKind: Record<string, number>;
 }
 
+type Start = "default" | "weak";
+
 const meanStd = (xs: number[]) => {
   const m = xs.reduce((s, x) => s + x, 0) / xs.length;
   const sd = xs.length > 1 ? Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1)) : 0;
@@ -105,19 +122,27 @@ const pm = (xs: number[], d = 4) => {
   return `${m >= 0 ? "+" : ""}${m.toFixed(d)} ± ${sd.toFixed(d)}`;
 };
 
+const dataFile = (dataset: string, tmp: string) =>
+  dataset === PLANTED ? `${tmp}/${PLANTED}.csv` : `${ROOT}dist/datasets/${dataset}.csv`;
+
 async function once(
   dataset: string,
   method: string,
   seed: number,
+  start: Start,
+  split: RowSplit,
   o: { cycles: number; executors: number; bwrap: string | null; tmp: string; slots: boolean },
 ): Promise<One> {
-  const runDir = `${o.tmp}/${dataset}-${method}-${seed}`;
+  const runDir = `${o.tmp}/${dataset}-${method}-${start}-${seed}`;
   const m = METHODS[method]!;
   const t0 = performance.now();
+  // `start` is passed only for the weak start, and only once `arrow tree --help` has shown the option.
+  const extra = start === "weak" ? { start } : {};
   const out = await startTree({
+    ...extra,
     runDir,
     runsDir: o.tmp,
-    data: dataset === PLANTED ? `${o.tmp}/${PLANTED}.csv` : `${ROOT}dist/datasets/${dataset}.csv`,
+    data: dataFile(dataset, o.tmp),
     target: DATASETS[dataset]!.target,
     metric: DATASETS[dataset]!.metric,
     cycles: o.cycles,
@@ -130,8 +155,9 @@ async function once(
     wallMs: 600_000,
     bwrap: o.bwrap,
     slots: o.slots,
-  });
+  } as TreeRunOptions);
   const wall = performance.now() - t0;
+  const fromRun = runSplit(runDir, split);
   const s = out.state;
   const sign = s.config.direction === "maximize" ? 1 : -1;
   const root = s.nodes.n0!, best = s.nodes[s.incumbent ?? "n0"]!;
@@ -151,7 +177,10 @@ async function once(
   const r: One = {
     dataset,
     method,
+    start,
     seed,
+    test: best.test ?? NaN,
+    splitFrom: fromRun ? "splits.json" : "loadData",
     heldoutGain: sign * ((best.heldout ?? 0) - (root.heldout ?? 0)),
     testGain: sign * ((best.test ?? 0) - (root.test ?? 0)),
     devGain: sign * ((best.dev?.mean ?? 0) - (root.dev?.mean ?? 0)),
@@ -169,9 +198,9 @@ async function once(
     overheadByKind,
   };
   console.error(
-    `${dataset} ${method} seed ${seed}: held-out ${r.heldoutGain.toFixed(4)}, test ${
-      r.testGain.toFixed(4)
-    }, ` +
+    `${dataset} ${method} ${start} seed ${seed}: test ${r.test.toFixed(4)}, held-out ${
+      r.heldoutGain.toFixed(4)
+    }, test ${r.testGain.toFixed(4)}, ` +
       `${r.admitted} admitted, ${(wall / 1000).toFixed(1)} s, overhead ${
         r.overheadPerCycleMs.toFixed(1)
       } ms/cycle`,
@@ -218,59 +247,147 @@ async function childProbe(
   return { wallMs: meanStd(walls).m, fitMs: meanStd(fits).m };
 }
 
+/** True when this arrow's `tree --help` lists `--start` (the weak start is another change's option). */
+async function weakStartSupported(): Promise<boolean> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${ROOT}src/cli/main.ts`, "tree", "--help"],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+  return /--start\b/.test(text);
+}
+
+const DEFAULT_DATASETS = "penguins,auto_mpg,credit_g,chile,slid,titanic";
+
+function usage(msg: string): never {
+  console.error(`bench_tree: ${msg}`);
+  Deno.exit(1);
+}
+
 if (import.meta.main) {
   const { values } = parseArgs({
     args: Deno.args,
     options: {
-      datasets: { type: "string", default: "penguins,breast_cancer,credit_g,auto_mpg,cps_wages" },
+      datasets: { type: "string", default: DEFAULT_DATASETS },
       methods: { type: "string", default: "tree,random,greedy,tree-no-insights" },
-      seeds: { type: "string", default: "3" },
-      cycles: { type: "string", default: "6" },
+      starts: { type: "string", default: "default,weak" },
+      seeds: { type: "string" },
+      cycles: { type: "string" },
       executors: { type: "string", default: "2" },
+      /** Cut down: 2 seeds, 2 cycles (every dataset, method and start kept). */
+      quick: { type: "boolean", default: false },
+      /** Rows the references are fit on: dev + held-out (the issue's protocol) or dev alone (what arrow fits). */
+      "ref-fit": { type: "string", default: "dev+heldout" },
+      "no-refs": { type: "boolean", default: false },
       out: { type: "string", default: `${ROOT}dist/bench_tree.json` },
       "no-bwrap": { type: "boolean", default: false },
       /** A fresh child per job instead of long-lived slots (the comparison for the slots' gain). */
       "no-slots": { type: "boolean", default: false },
+      /** Skip the child-cost probe (--quick does). */
+      "no-probe": { type: "boolean", default: false },
     },
   });
   const datasets = values.datasets!.split(",");
   const methods = values.methods!.split(",");
-  for (const d of datasets) if (!DATASETS[d]) throw new RangeError(`Cannot benchmark ${d}: unknown dataset`);
-  for (const m of methods) if (!METHODS[m]) throw new RangeError(`Cannot benchmark ${m}: unknown method`);
-  const seeds = Number(values.seeds), cycles = Number(values.cycles), executors = Number(values.executors);
+  for (const d of datasets) if (!DATASETS[d]) usage(`unknown dataset ${d} (known: ${Object.keys(DATASETS)})`);
+  for (const m of methods) if (!METHODS[m]) usage(`unknown method ${m} (known: ${Object.keys(METHODS)})`);
+  const seeds = Number(values.seeds ?? (values.quick ? 2 : 5));
+  const cycles = Number(values.cycles ?? (values.quick ? 2 : 3));
+  const executors = Number(values.executors);
+  for (const [k, v] of [["seeds", seeds], ["cycles", cycles], ["executors", executors]] as const) {
+    if (!Number.isInteger(v) || v < 1) usage(`--${k} must be an integer ≥ 1`);
+  }
+  if (values["ref-fit"] !== "dev+heldout" && values["ref-fit"] !== "dev") {
+    usage("--ref-fit is dev+heldout or dev");
+  }
+  let starts = values.starts!.split(",") as Start[];
+  for (const s of starts) if (s !== "default" && s !== "weak") usage(`unknown start ${s} (default, weak)`);
+  const notes: string[] = [];
+  if (starts.includes("weak") && !(await weakStartSupported())) {
+    notes.push(
+      "weak start not supported by this arrow (`arrow tree --help` has no --start): default start only.",
+    );
+    console.error(notes.at(-1));
+    starts = starts.filter((s) => s !== "weak");
+  }
+  if (!starts.length) usage("no start left to run");
   const bwrap = values["no-bwrap"] ? null : await findBwrap();
   const tmp = Deno.makeTempDirSync({ prefix: "arrow-bench-tree-" });
   const results: One[] = [];
+  const refRuns: (RefRun & { fitS: RefScores["fitS"] })[] = [];
+  let versions: Record<string, string> = {};
   if (datasets.includes(PLANTED)) writePlanted(`${tmp}/${PLANTED}.csv`);
   const t0 = performance.now();
+  let refWallMs = 0;
   try {
     for (const d of datasets) {
+      const { target, metric } = DATASETS[d]!;
       for (let seed = 0; seed < seeds; seed++) {
-        for (const m of methods) {
-          results.push(await once(d, m, seed, { cycles, executors, bwrap, tmp, slots: !values["no-slots"] }));
+        const split = arrowSplit(dataFile(d, tmp), target, seed, metric);
+        if (!values["no-refs"]) {
+          const r0 = performance.now();
+          const fit = values["ref-fit"] === "dev" ? split.dev : [...split.dev, ...split.heldout];
+          const r = await references(dataFile(d, tmp), target, metric, seed, { fit, test: split.test }, tmp);
+          refWallMs += performance.now() - r0;
+          versions = r.versions;
+          refRuns.push({ dataset: d, seed, scores: r.scores, fitS: r.fitS });
+          console.error(`${d} seed ${seed} references: ${JSON.stringify(r.scores)}`);
+        }
+        for (const start of starts) {
+          for (const m of methods) {
+            results.push(
+              await once(d, m, seed, start, split, {
+                cycles,
+                executors,
+                bwrap,
+                tmp,
+                slots: !values["no-slots"],
+              }),
+            );
+          }
         }
       }
     }
     // The probe needs a run's data files: one tiny run of the first dataset, kept for it.
     const probeDir = `${tmp}/probe`;
-    await startTree({
-      runDir: probeDir,
-      runsDir: tmp,
-      data: datasets[0] === PLANTED ? `${tmp}/${PLANTED}.csv` : `${ROOT}dist/datasets/${datasets[0]}.csv`,
-      target: DATASETS[datasets[0]!]!.target,
-      cycles: 1,
-      executors: 1,
-      seed: 0,
-      ideator: "library",
-      search: "greedy",
-      insights: false,
-      observeMs: 10_000,
-      wallMs: 600_000,
-      bwrap,
+    const probe = !values.quick && !values["no-probe"];
+    if (probe) {
+      await startTree({
+        runDir: probeDir,
+        runsDir: tmp,
+        data: datasets[0] === PLANTED ? `${tmp}/${PLANTED}.csv` : `${ROOT}dist/datasets/${datasets[0]}.csv`,
+        target: DATASETS[datasets[0]!]!.target,
+        cycles: 1,
+        executors: 1,
+        seed: 0,
+        ideator: "library",
+        search: "greedy",
+        insights: false,
+        observeMs: 10_000,
+        wallMs: 600_000,
+        bwrap,
+      });
+    }
+    const deno = probe ? await childProbe(probeDir, null, 5) : null;
+    const boxed = probe && bwrap ? await childProbe(probeDir, bwrap, 5) : null;
+    const report = scoreReport(results, refRuns, {
+      datasets,
+      methods,
+      starts,
+      metricOf: (d) => DATASETS[d]!.metric,
     });
-    const deno = await childProbe(probeDir, null, 5);
-    const boxed = bwrap ? await childProbe(probeDir, bwrap, 5) : null;
     const lines = [
+      ...notes,
+      `Final-test scores (the incumbent's, in each dataset's metric), mean ± 95 % t-interval over ${seeds} ` +
+      `seeds; references fit on the same ${values["ref-fit"]} rows and scored on the same test rows (rows: ` +
+      `${
+        [...new Set(results.map((r) => r.splitFrom))].join(" / ")
+      }); arrow fits its final model on dev rows.` +
+      ` The paired column is score − best reference per seed (+ = better).`,
+      "",
+      ...report.lines,
+      "",
       `Tree-mode benchmark: ${cycles} cycles × ${executors} executors, ${seeds} seeds, library ideator, ` +
       `sandbox ${
         bwrap ? "bubblewrap + Deno permissions" : "Deno permissions"
@@ -282,22 +399,24 @@ if (import.meta.main) {
       "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ];
     for (const d of datasets) {
-      for (const m of methods) {
-        const rs = results.filter((r) => r.dataset === d && r.method === m);
-        lines.push(
-          `| ${d} (${DATASETS[d]!.metric}) | ${m} | ${pm(rs.map((r) => r.heldoutGain))} | ${
-            pm(rs.map((r) => r.testGain))
-          } | ${pm(rs.map((r) => r.devGain))} | ` +
-            `${meanStd(rs.map((r) => r.queries - 1)).m.toFixed(1)} | ` +
-            `${meanStd(rs.map((r) => r.admitted)).m.toFixed(1)} | ${
-              meanStd(rs.map((r) => r.failed)).m.toFixed(1)
-            } | ` +
-            `${(meanStd(rs.map((r) => r.wallPerCycleMs)).m / 1000).toFixed(2)} s | ${
-              meanStd(rs.map((r) => r.overheadPerCycleMs)).m.toFixed(1)
-            } ms | ${meanStd(rs.map((r) => r.loopPerCycleMs)).m.toFixed(1)} ms | ${
-              meanStd(rs.map((r) => r.cpuPerCycleMs)).m.toFixed(1)
-            } ms |`,
-        );
+      for (const start of starts) {
+        for (const m of methods) {
+          const rs = results.filter((r) => r.dataset === d && r.method === m && r.start === start);
+          lines.push(
+            `| ${d} (${DATASETS[d]!.metric}) | ${m}${start === "default" ? "" : ` (${start})`} | ${
+              pm(rs.map((r) => r.heldoutGain))
+            } | ${pm(rs.map((r) => r.testGain))} | ${pm(rs.map((r) => r.devGain))} | ` +
+              `${meanStd(rs.map((r) => r.queries - 1)).m.toFixed(1)} | ` +
+              `${meanStd(rs.map((r) => r.admitted)).m.toFixed(1)} | ${
+                meanStd(rs.map((r) => r.failed)).m.toFixed(1)
+              } | ` +
+              `${(meanStd(rs.map((r) => r.wallPerCycleMs)).m / 1000).toFixed(2)} s | ${
+                meanStd(rs.map((r) => r.overheadPerCycleMs)).m.toFixed(1)
+              } ms | ${meanStd(rs.map((r) => r.loopPerCycleMs)).m.toFixed(1)} ms | ${
+                meanStd(rs.map((r) => r.cpuPerCycleMs)).m.toFixed(1)
+              } ms |`,
+          );
+        }
       }
     }
     const overheads = results.map((r) => r.overheadPerCycleMs).sort((a, b) => a - b);
@@ -322,26 +441,46 @@ if (import.meta.main) {
         } ms per cycle; ` +
         `the rest of the overhead is starting, watching and reading sandboxed children. ` +
         `Overhead per cycle by step (medians): ${byKind}.`,
-      `One sandboxed child beyond its fitting (start, load, read, print; mean of 5): Deno permissions ${
-        (deno.wallMs - deno.fitMs).toFixed(0)
-      } ms` +
-        (boxed ? `, bubblewrap + Deno ${(boxed.wallMs - boxed.fitMs).toFixed(0)} ms` : "") +
-        `; every hypothesis costs two (executor, recomputation), a gate query one` +
-        (values["no-slots"]
-          ? " (this run: a fresh child per job)."
-          : " — without slots (--no-slots); with them, none."),
+      deno
+        ? `One sandboxed child beyond its fitting (start, load, read, print; mean of 5): Deno permissions ${
+          (deno.wallMs - deno.fitMs).toFixed(0)
+        } ms` +
+          (boxed ? `, bubblewrap + Deno ${(boxed.wallMs - boxed.fitMs).toFixed(0)} ms` : "") +
+          `; every hypothesis costs two (executor, recomputation), a gate query one` +
+          (values["no-slots"]
+            ? " (this run: a fresh child per job)."
+            : " — without slots (--no-slots); with them, none.")
+        : "Child-cost probe skipped (--quick or --no-probe).",
       `Wall time per cycle that is not model fitting (children's start-up, loading and data handling ` +
         `included; the library's steps run beside the encoders, their row conversion counted as fitting; ` +
         `untrusted steps would add a fresh worker per fit; meaningful with --executors 1): median ${
           median(results.map((r) => r.nonFitPerCycleMs)).toFixed(1)
         } ms.`,
-      `Total ${((performance.now() - t0) / 1000).toFixed(0)} s.`,
+      `Total ${((performance.now() - t0) / 1000).toFixed(0)} s, of which references ${
+        (refWallMs / 1000).toFixed(0)
+      } s (${PYTHON}, one thread; sklearn ${versions.sklearn ?? "?"}, xgboost ${versions.xgboost ?? "?"}).`,
     );
     console.log(lines.join("\n"));
     Deno.writeTextFileSync(
       values.out!,
       JSON.stringify(
-        { cycles, executors, seeds, bwrap: !!bwrap, results, child: { deno, bwrap: boxed } },
+        {
+          cycles,
+          executors,
+          seeds,
+          starts,
+          refFit: values["ref-fit"],
+          bwrap: !!bwrap,
+          notes,
+          results,
+          references: refRuns,
+          versions,
+          best: report.best,
+          vsBest: report.vsBest,
+          summed: report.summed,
+          wallS: (performance.now() - t0) / 1000,
+          child: { deno, bwrap: boxed },
+        },
         null,
         2,
       ) + "\n",

@@ -15,8 +15,12 @@ export interface DatasetInfo {
   target: string;
   task: "regression" | "binary" | "multiclass";
   origin: Origin;
-  /** How the source file becomes the CSV. */
-  format: "json-records" | "arff" | "csv";
+  /**
+   * How the source file becomes the CSV; "rda" is an R package's lazy-load database (`Rdata.rdb`), read
+   * with Rscript (`r-base-core`), the data frame named by `object`.
+   */
+  format: "json-records" | "arff" | "csv" | "rda";
+  object?: string;
   /** Optional per-record rewrite (derived columns, unit fixes), documented in README.md. */
   derive?: (r: Record<string, unknown>) => Record<string, unknown>;
   source: string;
@@ -24,6 +28,12 @@ export interface DatasetInfo {
 }
 
 const VEGA = "vega-datasets@3.2.1";
+const CARDATA = {
+  kind: "deb",
+  pkg: "r-cran-cardata",
+  file: "usr/lib/R/site-library/carData/data/Rdata.rdb",
+} as const;
+const CARDATA_SOURCE = "Debian package r-cran-cardata 3.0.5 (J. Fox, S. Weisberg, B. Price, carData)";
 
 export const DATASETS: DatasetInfo[] = [
   {
@@ -103,5 +113,35 @@ export const DATASETS: DatasetInfo[] = [
     source:
       "Current Population Survey 1985 wages (E. Berndt, The Practice of Econometrics, 1991); npm @stdlib",
     licence: "Public domain (CPS data); package Apache-2.0",
+  },
+  {
+    name: "chile",
+    target: "vote",
+    task: "multiclass",
+    origin: CARDATA,
+    format: "rda",
+    object: "Chile",
+    source: `FLACSO/Chile national survey, April–May 1988, before the plebiscite; ${CARDATA_SOURCE}`,
+    licence: "GPL-2+ (carData, data included)",
+  },
+  {
+    name: "slid",
+    target: "wages",
+    task: "regression",
+    origin: CARDATA,
+    format: "rda",
+    object: "SLID",
+    source: `Statistics Canada Survey of Labour and Income Dynamics, Ontario, 1994; ${CARDATA_SOURCE}`,
+    licence: "GPL-2+ (carData, data included)",
+  },
+  {
+    name: "titanic",
+    target: "survived",
+    task: "binary",
+    origin: CARDATA,
+    format: "rda",
+    object: "TitanicSurvival",
+    source: `Titanic passengers (F. Harrell, T. Cason; Encyclopedia Titanica), ${CARDATA_SOURCE}`,
+    licence: "GPL-2+ (carData, data included)",
   },
 ];

@@ -59,7 +59,7 @@ async function fetchSource(origin: Origin, cache: string): Promise<string> {
 }
 
 function toCsv(info: DatasetInfo, text: string, file: string): string {
-  if (info.format === "csv") return text;
+  if (info.format === "csv" || info.format === "rda") return text;
   let rows: Row[];
   if (info.format === "arff") {
     const a = parseArff(text, file);
@@ -70,10 +70,38 @@ function toCsv(info: DatasetInfo, text: string, file: string): string {
   return writeCsv(table);
 }
 
+/**
+ * Writes one data frame of an R package's lazy-load database as CSV text through Rscript (missing = empty
+ * cell, factors as their labels, no row names).
+ */
+export async function rdaToCsv(rdb: string, object: string): Promise<string> {
+  if (!rdb.endsWith(".rdb")) {
+    throw new Error(`Cannot read ${rdb}: an "rda" source is an R package's .rdb file`);
+  }
+  const script = [
+    "args <- commandArgs(trailingOnly = TRUE)",
+    "e <- new.env()",
+    "invisible(lazyLoad(args[1], envir = e))",
+    "if (!exists(args[2], envir = e, inherits = FALSE)) stop(paste('no data frame', args[2], 'in', args[1]))",
+    "d <- get(args[2], envir = e)",
+    "write.csv(as.data.frame(d), stdout(), row.names = FALSE, na = '')",
+  ].join("; ");
+  try {
+    return await run("Rscript", ["-e", script, rdb.slice(0, -".rdb".length), object], ".");
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) {
+      throw new Error(`Cannot convert ${rdb}: Rscript is missing (apt-get install r-base-core)`);
+    }
+    throw e;
+  }
+}
+
 /** Prepares one dataset into `out`, returning its description. */
 export async function prepare(info: DatasetInfo, out: string): Promise<Prepared> {
   const src = await fetchSource(info.origin, `${out}/.src`);
-  const csv = toCsv(info, await Deno.readTextFile(src), src);
+  const csv = info.format === "rda"
+    ? await rdaToCsv(src, info.object ?? info.name)
+    : toCsv(info, await Deno.readTextFile(src), src);
   const file = `${out}/${info.name}.csv`;
   await Deno.writeTextFile(file, csv);
   const table = readTable(csv, file);
