@@ -161,3 +161,27 @@ Deno.test("one sandbox builder: every bubblewrap argument is written in runtime/
   const builders = SRC.filter((p) => /"--(ro-bind|bind|tmpfs|unshare-all|ro-bind-try)"/.test(text(p)));
   deepEqual(builders, ["src/runtime/bwrap.ts"]);
 });
+
+Deno.test("no import circles among the product's files (type imports included)", () => {
+  const graph = new Map<string, string[]>();
+  for (const p of SRC) {
+    const out: string[] = [];
+    for (const m of text(p).matchAll(/(?:from|import\()\s*"(\.[^"]+\.tsx?)"/g)) {
+      out.push(new URL(m[1]!, `file://${ROOT}${p}`).pathname.slice(ROOT.length));
+    }
+    // A file naming itself is a usage example in its doc comment, not an import.
+    graph.set(p, out.filter((t) => t !== p && SRC.includes(t)));
+  }
+  const state = new Map<string, "open" | "done">();
+  const circles: string[] = [];
+  const visit = (p: string, path: string[]) => {
+    state.set(p, "open");
+    for (const t of graph.get(p) ?? []) {
+      if (state.get(t) === "open") circles.push([...path.slice(path.indexOf(t)), t].join(" → "));
+      else if (!state.has(t)) visit(t, [...path, t]);
+    }
+    state.set(p, "done");
+  };
+  for (const p of SRC) if (!state.has(p)) visit(p, [p]);
+  deepEqual(circles, []);
+});

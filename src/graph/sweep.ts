@@ -34,11 +34,12 @@ import {
   type SweepParam,
 } from "./sweep_space.ts";
 import { s } from "./schema.ts";
+import type { SweepConfig, SweepGroup, SweepHalving, SweepSpec } from "./sweep_types.ts";
 import type { NodeId, Plan, PlanFile, PlanNodeFile } from "./types.ts";
 import type { Finding } from "./validate.ts";
 import { resolveScope } from "./validate.ts";
 
-export type { SweepParam } from "./sweep_space.ts";
+export type { SweepConfig, SweepGroup, SweepHalving, SweepParam, SweepSpec } from "./sweep_types.ts";
 
 const paramSchema = s.obj(
   {
@@ -82,40 +83,6 @@ export const sweepSchema = s.obj(
   ["space"],
   "expand this long node into one sibling per configuration, ranked by successive halving",
 );
-
-export interface SweepHalving {
-  eta?: number;
-  rungs: number[];
-  min_keep?: number;
-}
-
-/** `sweep:` as written (proven equal to `sweepSchema` through the plan-file type test). */
-export interface SweepSpec {
-  space: Record<string, SweepParam>;
-  count?: number;
-  grid?: boolean;
-  seed?: number;
-  halving?: SweepHalving;
-}
-
-/** One configuration of an expanded sweep: its node and the arguments it runs with. */
-export interface SweepConfig {
-  id: NodeId;
-  args: Record<string, string | number | boolean>;
-  /** Stages it trains in all when known (worker args or mock profile): what a full sweep spends on it. */
-  stages: number | null;
-}
-
-/** An expanded sweep, kept in the plan the engine runs (`Plan.sweeps`). */
-export interface SweepGroup {
-  /** The sweep node as written; it no longer exists in the expanded plan. */
-  node: NodeId;
-  title: string;
-  configs: SweepConfig[];
-  /** Reactive nodes subscribed to the configurations' checkpoint streams (the first is the ranker). */
-  rankers: NodeId[];
-  halving: { eta: number; rungs: number[]; min_keep: number } | null;
-}
 
 export const DEFAULT_ETA = 3;
 const ID_MAX = 32;

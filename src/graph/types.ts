@@ -4,17 +4,19 @@
  *
  * @module
  */
-import type { SweepGroup, SweepSpec } from "./sweep.ts";
+import type { SweepGroup, SweepSpec } from "./sweep_types.ts";
 import type {
   EDGE_KINDS,
   INCIDENT_TYPES,
   NODE_KINDS,
+  NodeId,
   PROFILE_SHAPES,
   ROLES,
   RUNTIMES,
 } from "./vocabulary.ts";
 
-export type NodeId = string;
+export type { NodeId };
+
 export type NodeKind = typeof NODE_KINDS[number];
 export type EdgeKind = typeof EDGE_KINDS[number];
 export type Direction = "maximize" | "minimize";

@@ -6,6 +6,9 @@
  * @module
  */
 
+/** A node's id in a plan. */
+export type NodeId = string;
+
 export const NODE_KINDS = ["fast", "long", "reactive"] as const;
 export const EDGE_KINDS = ["artifact", "stream", "back_edge"] as const;
 export const ROLES = [

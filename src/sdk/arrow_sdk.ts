@@ -16,7 +16,10 @@
  */
 import { createHash } from "node:crypto";
 import { faultHooks } from "./faults.ts";
+import type { ArrowEnv, Json, Manifest } from "./types.ts";
 import { basename, finite, isAbsolute, join, normalize, resolveInside } from "./paths.ts";
+
+export type { ArrowEnv, Json, Manifest };
 
 const STARTED = performance.now();
 const MAX_LINE_BYTES = 64 * 1024;
@@ -25,28 +28,6 @@ const TUPLE = ["data_hash", "split_hash", "protocol_version", "seed"] as const;
 /** Keys writeManifest computes itself; passing them as extras would bypass the computation. */
 const RESERVED = new Set(["node", "metric", "score", "artifact", "code_sha", "wall_s", ...TUPLE]);
 const EXT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$/;
-
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-export type Manifest = Record<string, Json>;
-
-/** What Arrow tells a worker through its environment (WORKERS.md, "Environment"). */
-export interface ArrowEnv {
-  runDir: string | null;
-  scope: string;
-  node: string | null;
-  attempt: number;
-  lap: number;
-  resumeFrom: string | null;
-  metric: string | null;
-  direction: "maximize" | "minimize";
-  protocolVersion: string | null;
-  /** Artifact ancestors: node id → absolute scope (read-only). */
-  inputs: Record<string, string>;
-  sources: Record<string, string>;
-  frozen: { data_hash?: string; split_hash?: string; protocol_version?: string; seed?: number } | null;
-  faults: Record<string, Json>[];
-  faultLog: string | null;
-}
 
 function getVar(name: string): string | undefined {
   try {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ArrowEnv, Json, Manifest } from "./arrow_sdk.ts";
+import type { ArrowEnv, Json, Manifest } from "./types.ts";
 import { isAbsolute, join } from "./paths.ts";
 
 type Fault = Record<string, Json>;

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { stdinLines, type StreamEvent } from "./protocol.ts";
+import { stdinLines, type StreamEvent } from "./stdin.ts";
 
 export interface InputRef {
   scope: string;

@@ -8,12 +8,6 @@
  * @module
  */
 
-export interface StreamEvent {
-  from: string;
-  step: number;
-  file: string;
-}
-
 export interface TickMsg {
   tick: number;
   events: StreamEvent[];
@@ -26,6 +20,9 @@ export interface TickResult {
 }
 
 import { takeFired } from "./fired.ts";
+import { stdinLines, type StreamEvent } from "./stdin.ts";
+
+export { stdinLines, type StreamEvent };
 
 const enc = new TextEncoder();
 
@@ -34,30 +31,6 @@ export function send(obj: unknown): void {
   let off = 0;
   while (off < bytes.length) off += Deno.stdout.writeSync(bytes.subarray(off));
 }
-
-/** Lines from stdin, shared by the config handshake and the tick loop. */
-export class StdinLines {
-  #reader = Deno.stdin.readable.pipeThrough(new TextDecoderStream()).getReader();
-  #buf = "";
-
-  /** The next non-empty line, or null at EOF. */
-  async next(): Promise<string | null> {
-    for (;;) {
-      const nl = this.#buf.indexOf("\n");
-      if (nl >= 0) {
-        const line = this.#buf.slice(0, nl);
-        this.#buf = this.#buf.slice(nl + 1);
-        if (line.trim()) return line;
-        continue;
-      }
-      const { value, done } = await this.#reader.read();
-      if (done) return null;
-      this.#buf += value;
-    }
-  }
-}
-
-export const stdinLines = new StdinLines();
 
 /** Serves ticks until the handler reports done or stdin closes (the engine is gone: exit at once). */
 export async function serve(handle: (msg: TickMsg) => TickResult | Promise<TickResult>): Promise<never> {
