@@ -11,6 +11,7 @@ import { LlmClient } from "../src/llm/client.ts";
 import { AgentConfigError, parseAgentConfig } from "../src/llm/config.ts";
 import { chooseModel, llmSettings } from "../src/llm/env.ts";
 import { LlmConfigError } from "../src/llm/errors.ts";
+import { Fingerprinter } from "../src/runtime/fingerprint.ts";
 
 export async function main(_args: string[] = []): Promise<number> {
   let cfg;
@@ -48,6 +49,8 @@ export async function main(_args: string[] = []): Promise<number> {
       maxRetries: settings.maxRetries,
       seed: `${cfg.node}:${cfg.attempt}`,
     });
+    // Each step is recorded with the scope's fingerprint after it: the engine sees the agent in its own time.
+    const prints = new Fingerprinter();
     let out;
     try {
       out = await runAgent(cfg, {
@@ -56,6 +59,7 @@ export async function main(_args: string[] = []): Promise<number> {
         signal: stop.signal,
         secrets: [settings.apiKey],
         stream: Deno.env.get("ARROW_LLM_STREAM") === "1",
+        fingerprint: (dir) => prints.scan(dir).fp,
       });
     } catch (e) {
       console.error(`arrow agent ${cfg.node}: internal error: ${(e as Error)?.stack ?? e}`);
