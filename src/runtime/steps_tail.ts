@@ -18,18 +18,19 @@ export class StepsTail {
   readonly #tail: JsonlTail;
   /** Lines skipped as malformed. */
   skipped = 0;
+  /** The loop's end once recorded: kept, because the worker's exit may be sensed a tick after the line. */
+  #end: { end: string; steps: number } | undefined;
 
   constructor(path: string) {
     this.#tail = new JsonlTail(path);
   }
 
-  /** Steps appended since the last read, and the loop's end if it was recorded. */
+  /** Steps appended since the last read, and the loop's end if it has been recorded (now or before). */
   read(): { steps: AgentStepObs[]; end?: { end: string; steps: number } } {
     const steps: AgentStepObs[] = [];
-    let end: { end: string; steps: number } | undefined;
     for (const r of this.#tail.read()) {
       if (typeof r.end === "string" && ENDS.has(r.end) && whole(r.steps)) {
-        end = { end: r.end, steps: r.steps };
+        this.#end ??= { end: r.end, steps: r.steps };
       } else if (
         whole(r.step) && r.step > 0 && finite(r.tokens) && (r.cost === null || finite(r.cost)) &&
         typeof r.fp === "string" && r.fp.length <= MAX_FP
@@ -39,6 +40,6 @@ export class StepsTail {
     }
     this.skipped += this.#tail.malformed;
     this.#tail.malformed = 0;
-    return end ? { steps, end } : { steps };
+    return this.#end ? { steps, end: this.#end } : { steps };
   }
 }
