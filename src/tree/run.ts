@@ -9,6 +9,7 @@
 import { basename, relative } from "node:path";
 import { canonical } from "../model/json.ts";
 import type { Incident } from "../model/state.ts";
+import { sweepLeftovers } from "../runtime/orphans.ts";
 import { ProcJournal } from "../runtime/proc_journal.ts";
 import type { SlurmClient } from "../runtime/slurm/mod.ts";
 import type { MetricName } from "../tabular/mod.ts";
@@ -188,7 +189,10 @@ export async function resumeTree(
       }
     }
     writeDataFiles(runDir, data, state.config.seed);
-    await new ProcJournal(runDir).stopLeftovers();
+    const journal = new ProcJournal(runDir);
+    const since = journal.firstStart();
+    await journal.stopLeftovers();
+    await sweepLeftovers(runDir, since);
     const w = world(runDir, o.runsDir, data, state, store, o);
     try {
       w.box.rebuild(events, events.map((_, i) => i), store.incidents(), state);
