@@ -11,6 +11,7 @@ import { canonical } from "../model/json.ts";
 import type { Incident } from "../model/state.ts";
 import { sweepLeftovers } from "../runtime/orphans.ts";
 import { ProcJournal } from "../runtime/proc_journal.ts";
+import { cancelLeftJobs } from "./job_child.ts";
 import type { SlurmClient } from "../runtime/slurm/mod.ts";
 import type { MetricName } from "../tabular/mod.ts";
 import { METRICS } from "../tabular/mod.ts";
@@ -193,6 +194,8 @@ export async function resumeTree(
     const since = journal.firstStart();
     await journal.stopLeftovers();
     await sweepLeftovers(runDir, since);
+    // As the graph path's resume does with a job of a node it restarts: the old job goes, the new one runs.
+    if (o.slurm) await cancelLeftJobs(o.slurm, basename(runDir));
     const w = world(runDir, o.runsDir, data, state, store, o);
     try {
       w.box.rebuild(events, events.map((_, i) => i), store.incidents(), state);
