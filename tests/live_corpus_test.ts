@@ -93,9 +93,13 @@ async function runCase(c: Case, mode: (typeof MODES)[number]): Promise<Got> {
       ["run", `${dir}/plan.yaml`, "--live", "--json", "--runs-dir", `${dir}/runs`, ...mode.flags],
       { env },
     );
-    if (r.code !== 0) return { incidents: [], blamed: [], verdict: `exit ${r.code}`, problem: r.stderr.slice(-800) };
+    if (r.code !== 0) {
+      return { incidents: [], blamed: [], verdict: `exit ${r.code}`, problem: r.stderr.slice(-800) };
+    }
     const out = JSON.parse(r.stdout);
-    const all: Incident[] = Deno.readTextFileSync(`${out.run_dir}/incidents.jsonl`).split("\n").filter(Boolean)
+    const all: Incident[] = Deno.readTextFileSync(`${out.run_dir}/incidents.jsonl`).split("\n").filter(
+      Boolean,
+    )
       .map((l) => JSON.parse(l));
     // N3 is honest: every incident of the run is about what N4 did.
     const n4 = all;
@@ -129,7 +133,9 @@ for (const mode of MODES) {
         TABLE.push(
           `| ${c.name} | ${name} | ${show(want.incidents)} on ${want.blame}; ${want.verdict} | ` +
             `${show(got.incidents)} on ${blamed}; ${got.verdict}` +
-            `${got.problem ? ` (${got.problem.replaceAll("\n", " ")})` : ""} | ${gap ? `GAP: ${gap}` : "ok"} |`,
+            `${got.problem ? ` (${got.problem.replaceAll("\n", " ")})` : ""} | ${
+              gap ? `GAP: ${gap}` : "ok"
+            } |`,
         );
         // A known gap is reported in the table; the run must still end with a verdict.
         if (gap) return ok(!got.verdict.startsWith("exit"), `arrow did not finish: ${got.problem}`);

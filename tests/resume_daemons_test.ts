@@ -40,9 +40,8 @@ function plan(dir: string): string {
 }
 
 /** The daemons' loops (the worker's own command line names the beat files too). */
-const daemons = (dir: string) => processesMentioning(`${dir}/beat-`).filter((p) =>
-    commandLine(p).split("\0")[2]?.startsWith("while :")
-  );
+const daemons = (dir: string) =>
+  processesMentioning(`${dir}/beat-`).filter((p) => commandLine(p).split("\0")[2]?.startsWith("while :"));
 
 const beating = (path: string) => {
   try {
@@ -69,11 +68,15 @@ Deno.test("arrow resume after kill -9 stops the daemons the dead run's worker de
     const runDir = `${dir}/runs/${[...Deno.readDirSync(`${dir}/runs`)][0]!.name}`;
     const r = await arrow(["resume", runDir], { env });
     equal(r.code, 0, r.stderr);
-    const stopped = r.stdout.match(/stopped \d+ process group\(s\) left by the dead run: ([\d, ]+)/)?.[1] ?? "";
+    const stopped = r.stdout.match(/stopped \d+ process group\(s\) left by the dead run: ([\d, ]+)/)?.[1] ??
+      "";
     const pids = stopped.split(",").map((s) => Number(s.trim()));
     for (const pid of left) ok(pids.includes(pid), `the resume stopped daemon ${pid}: ${r.stdout}`);
     deepEqual(daemons(dir), [], "no daemon is alive after the resume");
-    ok(r.stdout.includes("RESEARCH") || r.stdout.includes("VERDICT") || r.stdout.includes("RESULT"), r.stdout);
+    ok(
+      r.stdout.includes("RESEARCH") || r.stdout.includes("VERDICT") || r.stdout.includes("RESULT"),
+      r.stdout,
+    );
   } finally {
     for (const pid of processesMentioning(`${dir}/beat-`)) Deno.kill(pid, "SIGKILL");
     for (const pid of processesMentioning(`${dir}/first-attempt`)) Deno.kill(pid, "SIGKILL");

@@ -8,7 +8,7 @@
 import type { PlanNode } from "../graph/types.ts";
 import type { NodeObs } from "../model/observe.ts";
 import type { Tx } from "../model/tx.ts";
-import { freshTrack, type StepFinding, spunOut, trackSteps } from "../overwatch/agent_steps.ts";
+import { freshTrack, spunOut, type StepFinding, trackSteps } from "../overwatch/agent_steps.ts";
 import * as sup from "../overwatch/supervisor.ts";
 
 /** True for a node worked by Arrow's own agent loop, which records its steps (llm/steps.ts). */

@@ -33,7 +33,12 @@ function tick(s: RunState, nodes: Record<string, Partial<NodeObs>> = {}): StepRe
 
 const spin = (n: number, from = 1): AgentStepObs[] =>
   Array.from({ length: n }, (_, i) => ({ step: from + i, tokens: 1230, cost: 0.002, fp: EMPTY_FP }));
-const crashed = { exit: 1, crash: { exit_code: 1, signal: null, stderr_tail: ["step limit 12"] }, accept: null, manifest: null };
+const crashed = {
+  exit: 1,
+  crash: { exit_code: 1, signal: null, stderr_tail: ["step limit 12"] },
+  accept: null,
+  manifest: null,
+};
 const ev = (i: Incident | undefined) => (i?.evidence ?? {}) as unknown as Record<string, unknown>;
 const incidents = (r: StepResult): Incident[] =>
   r.events.flatMap((e) => (e.e === "incident" ? [e.incident] : []));
@@ -41,7 +46,9 @@ const incidents = (r: StepResult): Incident[] =>
 Deno.test("an agent that spins through its whole step limit inside one tick is a BUDGET_TRIP, not a crash", () => {
   const s = start();
   equal(s.nodes.T!.status, "running");
-  const r = tick(s, { T: { tokens: 12 * 1230, steps: spin(12), stepEnd: { end: "max_steps", steps: 12 }, done: crashed } });
+  const r = tick(s, {
+    T: { tokens: 12 * 1230, steps: spin(12), stepEnd: { end: "max_steps", steps: 12 }, done: crashed },
+  });
   const [trip, ...rest] = incidents(r).filter((i) => i.node === "T");
   deepEqual(rest, []);
   equal(trip?.type, "BUDGET_TRIP");
@@ -56,12 +63,21 @@ Deno.test("an agent that spins through its whole step limit inside one tick is a
 });
 
 Deno.test("an agent out of steps before K_FREEZE with its scope frozen is spinning; one that changed it crashed", () => {
-  const r = tick(start(), { T: { tokens: 2460, steps: spin(2), stepEnd: { end: "max_steps", steps: 2 }, done: crashed } });
+  const r = tick(start(), {
+    T: { tokens: 2460, steps: spin(2), stepEnd: { end: "max_steps", steps: 2 }, done: crashed },
+  });
   const [trip] = incidents(r);
   equal(trip?.type, "BUDGET_TRIP");
   equal(ev(trip).stopped_by, "step limit");
-  const moving: AgentStepObs[] = [{ step: 1, tokens: 10, cost: null, fp: "a" }, { step: 2, tokens: 10, cost: null, fp: "b" }];
-  const r2 = tick(start(), { T: { tokens: 20, steps: moving, stepEnd: { end: "max_steps", steps: 2 }, done: crashed } });
+  const moving: AgentStepObs[] = [{ step: 1, tokens: 10, cost: null, fp: "a" }, {
+    step: 2,
+    tokens: 10,
+    cost: null,
+    fp: "b",
+  }];
+  const r2 = tick(start(), {
+    T: { tokens: 20, steps: moving, stepEnd: { end: "max_steps", steps: 2 }, done: crashed },
+  });
   equal(incidents(r2)[0]?.type, "FALSE_COMPLETION");
 });
 

@@ -13,7 +13,15 @@ import { type ScopeTrack, trackScope } from "./detectors.ts";
 
 export type StepFinding =
   | { kind: "oscillation"; trail: string[]; steps: number[] }
-  | { kind: "spin"; frozen: number; from: number; to: number; tokens: number; cost: number | null; fp: string };
+  | {
+    kind: "spin";
+    frozen: number;
+    from: number;
+    to: number;
+    tokens: number;
+    cost: number | null;
+    fp: string;
+  };
 
 export function freshTrack(attempt: number, trail: readonly string[]): AgentTrack {
   return { attempt, step: 0, trailSteps: trail.map(() => 0), from: 0, tokens: 0, cost: null };
@@ -44,7 +52,11 @@ export function trackSteps(
     sc = { fp: t.fp, trail: t.trail, frozen: t.frozen };
     tr = { attempt: tr.attempt, step: s.step, trailSteps, ...frozenRun };
     if (t.oscillation) {
-      return { scope: sc, track: tr, finding: { kind: "oscillation", trail: t.oscillation, steps: trailSteps } };
+      return {
+        scope: sc,
+        track: tr,
+        finding: { kind: "oscillation", trail: t.oscillation, steps: trailSteps },
+      };
     }
     if (t.frozen >= K_FREEZE) {
       const finding: StepFinding = {

@@ -3,7 +3,12 @@ import { K_FREEZE } from "../thresholds.ts";
 import { freshTrack, spunOut, trackSteps } from "./agent_steps.ts";
 
 const start = { fp: "E", trail: ["E"], frozen: 0 };
-const step = (n: number, fp: string, tokens = 1230, cost: number | null = 0.01) => ({ step: n, tokens, cost, fp });
+const step = (n: number, fp: string, tokens = 1230, cost: number | null = 0.01) => ({
+  step: n,
+  tokens,
+  cost,
+  fp,
+});
 
 Deno.test("trackSteps() trips after K_FREEZE frozen steps within one batch, with steps, tokens and cost", () => {
   const steps = Array.from({ length: 12 }, (_, i) => step(i + 1, "E"));

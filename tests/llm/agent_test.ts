@@ -176,7 +176,8 @@ Deno.test("runAgent() records each step with its tokens, cost and the scope's fi
   await using s = await startScriptedServer(loadScript("honest_n3"));
   const cfg = run.cfg();
   // A fingerprint that names the scope's files: enough to see it taken after each step's command.
-  const fingerprint = (dir: string) => [...Deno.readDirSync(dir)].map((e) => e.name).sort().join(",") || "empty";
+  const fingerprint = (dir: string) =>
+    [...Deno.readDirSync(dir)].map((e) => e.name).sort().join(",") || "empty";
   const out = await runAgent(cfg, { client: testClient(s.url), model: "m", secrets: [KEY], fingerprint });
   equal(out.reason, "done");
   const lines = jsonLines(`${run.dir}/.arrow/steps/N3/1.jsonl`);
