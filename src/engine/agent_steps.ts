@@ -6,6 +6,7 @@
  * @module
  */
 import type { PlanNode } from "../graph/types.ts";
+import type { BudgetEvidence } from "../model/evidence.ts";
 import type { NodeObs } from "../model/observe.ts";
 import type { Tx } from "../model/tx.ts";
 import { freshTrack, spunOut, type StepFinding, trackSteps } from "../overwatch/agent_steps.ts";
@@ -14,6 +15,14 @@ import * as sup from "../overwatch/supervisor.ts";
 /** True for a node worked by Arrow's own agent loop, which records its steps (llm/steps.ts). */
 export function stepsObserved(node: PlanNode): boolean {
   return node.kind === "fast" && node.worker?.type === "agent";
+}
+
+/** An agent node's frozen run of steps at the moment its token budget ran out, if it was in one. */
+export function spinningAt(tx: Tx, node: PlanNode): BudgetEvidence["spinning"] | undefined {
+  const ns = tx.state.nodes[node.id]!;
+  const a = ns.agent;
+  if (!stepsObserved(node) || !a || a.attempt !== ns.attempt || ns.frozen < 1) return undefined;
+  return { frozen_steps: ns.frozen, steps: { from: a.from, to: a.step }, tokens_burned: a.tokens };
 }
 
 export function trackAgent(tx: Tx, node: PlanNode, o: NodeObs): void {

@@ -111,3 +111,14 @@ Deno.test("a node that is not an agent is still judged in ticks", () => {
   equal(incidents(r!).find((i) => i.node === "C")?.type, "BUDGET_TRIP");
   ok("frozen_ticks" in ev(incidents(r!)[0]));
 });
+
+Deno.test("an agent whose token budget runs out while its scope is frozen is fused as spinning", () => {
+  const r = loadPlan(PLAN.replace("max_steps: 12 }", "max_steps: 12 }, budget: { tokens: 2000 }"), "t.yaml");
+  if (!r.plan) throw new Error(r.errors.map((e) => e.message).join("; "));
+  const s = step(prepare(r.plan, [], "unit", "live"), emptyObservations(1)).state;
+  const out = tick(s, { T: { tokens: 2460, steps: spin(2) } });
+  const [trip] = incidents(out);
+  equal(trip?.type, "BUDGET_TRIP");
+  equal(trip?.ladder, "fuse");
+  deepEqual(ev(trip).spinning, { frozen_steps: 2, steps: { from: 1, to: 2 }, tokens_burned: 2460 });
+});

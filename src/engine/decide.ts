@@ -12,7 +12,7 @@ import { DEFAULT_FINISH_TICKS, tickBudget, wallBudget } from "../model/defaults.
 import { advance, checkPlateau, trackProgress, trackScope } from "../overwatch/detectors.ts";
 import * as sup from "../overwatch/supervisor.ts";
 import { answered } from "../overwatch/verdict.ts";
-import { stepsObserved, trackAgent } from "./agent_steps.ts";
+import { spinningAt, stepsObserved, trackAgent } from "./agent_steps.ts";
 import { claim } from "./claim.ts";
 import { scopeChecks } from "./guard.ts";
 
@@ -149,7 +149,13 @@ function budgets(tx: Tx, node: PlanNode, o: NodeObs): void {
   } else if (wall !== null && o.elapsedMs !== undefined && o.elapsedMs > wall) {
     sup.overBudget(tx, node.id, { budget: "wall", limit: wall, used: Math.round(o.elapsedMs) });
   } else if (node.budget.tokens !== undefined && ns.tokens > node.budget.tokens) {
-    sup.overBudget(tx, node.id, { budget: "tokens", limit: node.budget.tokens, used: ns.tokens });
+    const spinning = spinningAt(tx, node);
+    sup.overBudget(tx, node.id, {
+      budget: "tokens",
+      limit: node.budget.tokens,
+      used: ns.tokens,
+      ...(spinning ? { spinning } : {}),
+    });
   } else if (ns.finishAt !== null && tx.tick - ns.finishAt > DEFAULT_FINISH_TICKS) {
     sup.overBudget(tx, node.id, {
       budget: "default ticks",

@@ -58,6 +58,8 @@ export interface BudgetEvidence {
   budget: "ticks" | "tokens" | "wall" | "run ticks" | "default ticks";
   limit: number;
   used: number;
+  /** An agent whose token budget ran out while its scope was frozen: it was spinning (its last steps). */
+  spinning?: { frozen_steps: number; steps: { from: number; to: number }; tokens_burned: number };
 }
 
 export interface HungEvidence {
