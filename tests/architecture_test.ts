@@ -85,7 +85,7 @@ const ALLOWED: Record<string, string[]> = {
   overwatch: ["graph", "gates", "model"],
   record: ["graph", "model", "overwatch", "runtime"],
   runtime: ["graph", "model", "workers", "llm"],
-  workers: ["llm", "tabular"],
+  workers: ["llm", "tabular", "runtime"],
   sdk: [],
   llm: ["graph", "model"],
   tabular: [],

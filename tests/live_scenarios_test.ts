@@ -60,7 +60,9 @@ Deno.test("a spinning agent (tokens burn, scope frozen) is bounced with BUDGET_T
     const trips = incidents.filter((i) => i.node === "N4").map((i) => [i.type, i.ladder]);
     deepEqual(trips, [["BUDGET_TRIP", "bounce"], ["BUDGET_TRIP", "bounce"], ["BUDGET_TRIP", "fuse"]]);
     ok(incidents[0].evidence.tokens_burned > 0, "tokens from the API's usage fields");
-    equal(incidents[0].evidence.frozen_ticks, 3);
+    // Seen in the agent's own steps: K_FREEZE of them, with what they burned.
+    equal(incidents[0].evidence.frozen_steps, 3);
+    ok(incidents[0].evidence.tokens_burned >= 3 * 1230, JSON.stringify(incidents[0].evidence));
     equal(out.nodes.N4, "killed");
     equal(out.verdict, "NO VERDICT", "a spun-out method decides nothing");
   } finally {

@@ -12,6 +12,7 @@ import { DEFAULT_FINISH_TICKS, tickBudget, wallBudget } from "../model/defaults.
 import { advance, checkPlateau, trackProgress, trackScope } from "../overwatch/detectors.ts";
 import * as sup from "../overwatch/supervisor.ts";
 import { answered } from "../overwatch/verdict.ts";
+import { spinningAt, stepsObserved, trackAgent } from "./agent_steps.ts";
 import { claim } from "./claim.ts";
 import { scopeChecks } from "./guard.ts";
 
@@ -35,12 +36,15 @@ export function decide(tx: Tx, obs: Observations): void {
       tx.emit({ e: "note", node: id, set: { fp: o.fp } });
     }
     if (node.kind === "long") trackLong(tx, node, o);
+    // An agent is observed in its own steps (each one, even many in a tick), before its exit is judged.
+    const agent = stepsObserved(node);
+    if (agent) trackAgent(tx, node, o);
     if (tx.state.nodes[id]!.status !== "running") continue;
     if (o.done) {
       claim(tx, node, o.done);
       continue;
     }
-    if (node.kind === "fast" && o.observed) trackFast(tx, node, o);
+    if (node.kind === "fast" && o.observed && !agent) trackFast(tx, node, o);
     if (tx.state.nodes[id]!.status === "running") budgets(tx, node, o);
   }
 }
@@ -145,7 +149,13 @@ function budgets(tx: Tx, node: PlanNode, o: NodeObs): void {
   } else if (wall !== null && o.elapsedMs !== undefined && o.elapsedMs > wall) {
     sup.overBudget(tx, node.id, { budget: "wall", limit: wall, used: Math.round(o.elapsedMs) });
   } else if (node.budget.tokens !== undefined && ns.tokens > node.budget.tokens) {
-    sup.overBudget(tx, node.id, { budget: "tokens", limit: node.budget.tokens, used: ns.tokens });
+    const spinning = spinningAt(tx, node);
+    sup.overBudget(tx, node.id, {
+      budget: "tokens",
+      limit: node.budget.tokens,
+      used: ns.tokens,
+      ...(spinning ? { spinning } : {}),
+    });
   } else if (ns.finishAt !== null && tx.tick - ns.finishAt > DEFAULT_FINISH_TICKS) {
     sup.overBudget(tx, node.id, {
       budget: "default ticks",

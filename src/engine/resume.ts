@@ -12,6 +12,7 @@ import type { RunState } from "../model/state.ts";
 import type { Recovery } from "../record/blackbox.ts";
 import { slurmNodes } from "../runtime/backend.ts";
 import { type Reattached, reattachJobs } from "../runtime/backend_reattach.ts";
+import { sweepLeftovers } from "../runtime/orphans.ts";
 import { soonReady } from "./admit.ts";
 import { drive, type EngineOptions, openRuntime, openSession } from "./run.ts";
 
@@ -56,7 +57,11 @@ export async function resumeRun(
   // Connected first: a cluster that does not answer stops the resume before anything changed.
   const slurm = await openRuntime(state, opts);
   session.world.slurm = slurm;
+  // Before the journal is cleared: nothing the killed run's workers left started before its first worker.
+  const since = session.world.procs.firstStart();
   report.stopped = await session.world.procs.stopLeftovers();
+  // Daemons the workers detached (own session, with or without their environment) are in no journaled group.
+  report.stopped.push(...await sweepLeftovers(session.world.runDir, since));
   session.world.scopes.truncate(state.tick);
   let jobs: Reattached | null = null;
   if (slurm) {

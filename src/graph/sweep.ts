@@ -31,10 +31,9 @@ import {
   MAX_CONFIGS,
   MAX_POINTS,
   spaceSize,
-  type SweepParam,
 } from "./sweep_space.ts";
 import { s } from "./schema.ts";
-import type { SweepConfig, SweepGroup, SweepHalving, SweepSpec } from "./sweep_types.ts";
+import type { SweepGroup, SweepSpec } from "./sweep_types.ts";
 import type { NodeId, Plan, PlanFile, PlanNodeFile } from "./types.ts";
 import type { Finding } from "./validate.ts";
 import { resolveScope } from "./validate.ts";

@@ -17,6 +17,7 @@ import { clip, type CommandRecord, Transcript } from "./transcript.ts";
 import type { ChatMessage, ChatResult } from "./types.ts";
 import { appendUsage, usageLine } from "./usage.ts";
 import { commandEnv } from "./command_env.ts";
+import { appendStep, runDirOf, stepsPath } from "./steps.ts";
 
 /** Longest agent reply kept in the conversation (and so in the transcript, which replays it). */
 export const MAX_REPLY = 32 << 10;
@@ -36,6 +37,11 @@ export interface AgentDeps {
   exec?: (argv: string[], o: Parameters<typeof runCommand>[1]) => Promise<ExecResult>;
   /** Wall-clock stamps for transcript lines (evidence only, never a decision). */
   now?: () => string;
+  /**
+   * The scope's content fingerprint (the engine's own, runtime/fingerprint.ts). With it, every step is
+   * recorded with the fingerprint after it for the engine to judge (steps.ts); without it, none is.
+   */
+  fingerprint?: (dir: string) => string;
 }
 
 export type EndReason = "done" | "max_steps" | "stopped" | "error";
@@ -63,6 +69,17 @@ export async function runAgent(cfg: AgentConfig, deps: AgentDeps): Promise<Agent
   const past = readPast(cfg);
   restoreUsage(cfg, past);
   const ids = { node: cfg.node, attempt: cfg.attempt };
+  const steps = stepsPath(runDirOf(cfg.nodes), cfg.node, cfg.attempt);
+  /** Records a step that was not replayed whole: the engine counts each step number once. */
+  const record = (step: number, usage: ChatResult["usage"] | null | undefined) => {
+    if (!deps.fingerprint) return;
+    appendStep(steps, {
+      step,
+      tokens: usage?.total_tokens ?? 0,
+      cost: usage?.cost ?? null,
+      fp: deps.fingerprint(cfg.scope),
+    });
+  };
   tr.append({
     type: "start",
     ...ids,
@@ -81,6 +98,7 @@ export async function runAgent(cfg: AgentConfig, deps: AgentDeps): Promise<Agent
     out.reason = reason;
     if (error) out.error = error;
     tr.append({ type: "end", ...ids, reason, steps: out.steps, ...(error ? { error } : {}), t: now() });
+    if (deps.fingerprint) appendStep(steps, { end: reason, steps: out.steps });
     return out;
   };
   let sent = 0;
@@ -89,8 +107,10 @@ export async function runAgent(cfg: AgentConfig, deps: AgentDeps): Promise<Agent
     const call = callId(cfg.node, cfg.attempt, step);
     const known = past.calls.get(step);
     let content: string;
+    let usage: ChatResult["usage"] | null = null;
     if (known) {
       content = known.response!.content;
+      usage = known.usage;
       out.replayed.calls++;
     } else {
       const request = { n_messages: messages.length, from: sent, messages: messages.slice(sent) };
@@ -120,6 +140,7 @@ export async function runAgent(cfg: AgentConfig, deps: AgentDeps): Promise<Agent
         return err.kind === "aborted" ? end("stopped") : end("error", err.message);
       }
       content = clip(r.content, MAX_REPLY);
+      usage = r.usage;
       // Transcript first, usage second: a crash between the two is repaired by restoreUsage on resume.
       tr.append({
         type: "call",
@@ -144,8 +165,12 @@ export async function runAgent(cfg: AgentConfig, deps: AgentDeps): Promise<Agent
     sent = messages.length;
     messages.push({ role: "assistant", content });
     const reply = parseReply(content);
-    if (reply.kind === "done") return end("done");
+    if (reply.kind === "done") {
+      if (!known) record(step, usage);
+      return end("done");
+    }
     if (reply.kind === "invalid") {
+      if (!known) record(step, usage);
       messages.push({ role: "user", content: formatError(reply.reason, step, max) });
       continue;
     }
@@ -191,6 +216,7 @@ export async function runAgent(cfg: AgentConfig, deps: AgentDeps): Promise<Agent
       tr.append(commandRecord(call, ids, step, argv, { ...r, interrupted: r.stopped }, now()));
       if (r.stopped) return end("stopped");
     }
+    if (!done) record(step, usage);
     messages.push({ role: "user", content: feedback(result, step, max) });
   }
   return end("max_steps");

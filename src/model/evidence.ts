@@ -20,6 +20,28 @@ export interface LapInfo {
 export interface OscillationEvidence extends LapInfo {
   trail: string[];
   scope: string;
+  /** An agent observed in its own steps: the steps whose fingerprints made the trail (absent for ticks). */
+  agent_steps?: number[];
+}
+
+/**
+ * An agent seen in its own time (each agent step an observation): its scope stayed frozen for
+ * `frozen_steps` steps while tokens burned, or its loop ran out of steps with the scope frozen. A bounce.
+ */
+export interface SpinEvidence extends LapInfo {
+  frozen_steps: number;
+  /** The frozen steps, first and last. */
+  steps: { from: number; to: number };
+  /** Tokens and cost the frozen steps reported (cost null when the API reported none). */
+  tokens_burned: number;
+  cost: number | null;
+  fingerprint: string;
+  tokens_total: number;
+  scope: string;
+  /** Set when the loop ended on its own step limit rather than being stopped at K_FREEZE. */
+  stopped_by?: "step limit";
+  /** Steps the agent took in this attempt, when its loop had ended. */
+  steps_taken?: number;
 }
 
 /** Fingerprint frozen for K_FREEZE observations while tokens burned (a bounce). */
@@ -36,6 +58,8 @@ export interface BudgetEvidence {
   budget: "ticks" | "tokens" | "wall" | "run ticks" | "default ticks";
   limit: number;
   used: number;
+  /** An agent whose token budget ran out while its scope was frozen: it was spinning (its last steps). */
+  spinning?: { frozen_steps: number; steps: { from: number; to: number }; tokens_burned: number };
 }
 
 export interface HungEvidence {
@@ -195,7 +219,7 @@ export interface SurgeryEvidence {
 
 export interface EvidenceMap {
   OSCILLATION_TRIP: OscillationEvidence;
-  BUDGET_TRIP: FrozenEvidence | BudgetEvidence;
+  BUDGET_TRIP: FrozenEvidence | SpinEvidence | BudgetEvidence;
   HUNG_RESTART: HungEvidence;
   PLATEAU_TRIP: PlateauEvidence;
   SUPERSEDED_KILL: SupersededEvidence;

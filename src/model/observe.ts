@@ -40,6 +40,16 @@ export interface DoneObs {
   malformedLines?: number;
 }
 
+/** One agent step as the agent loop recorded it: each is an observation of the node in its own time. */
+export interface AgentStepObs {
+  step: number;
+  /** Tokens and cost its API call reported (cost null when none was). */
+  tokens: number;
+  cost: number | null;
+  /** The scope's content fingerprint after the step. */
+  fp: string;
+}
+
 export interface NodeObs {
   /** Tokens burned this tick (since the last tick, whatever the pace of observation). */
   tokens: number;
@@ -67,6 +77,10 @@ export interface NodeObs {
   done?: DoneObs;
   /** Writes outside the scope this node was seen making. */
   escapes: EscapeObs[];
+  /** Agent nodes: the steps the agent loop recorded since the last tick, in order (absent elsewhere). */
+  steps?: AgentStepObs[];
+  /** Agent nodes: how the loop ended, once it has (its own words, checked against the exit by nobody). */
+  stepEnd?: { end: string; steps: number };
 }
 
 /** A change in the scope of a node that is not running (the fingerprint guard). */

@@ -161,6 +161,25 @@ export interface NodeState {
    * a local run's state and black box do not change): id, attempt and the job's last known state.
    */
   job?: { id: string; attempt: number; state: string };
+  /**
+   * An agent node's own steps (live path only; absent everywhere else, so no other run's state or black
+   * box changes): what the step detectors remember of the current attempt.
+   */
+  agent?: AgentTrack;
+}
+
+/** What the detectors remember of an attempt's agent steps (overwatch/agent_steps.ts). */
+export interface AgentTrack {
+  /** The attempt these steps belong to: a new attempt starts afresh. */
+  attempt: number;
+  /** Last step judged: a step seen again (replayed after a resume) is not counted twice. */
+  step: number;
+  /** Steps at which the entries of the fingerprint trail appeared (0: the attempt's start). */
+  trailSteps: number[];
+  /** The current frozen run: its first step (0 when none), tokens and cost. */
+  from: number;
+  tokens: number;
+  cost: number | null;
 }
 
 /**

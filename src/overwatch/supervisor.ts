@@ -16,6 +16,7 @@ import type {
   FrozenEvidence,
   OscillationEvidence,
   PlateauEvidence,
+  SpinEvidence,
   StaleReason,
   SupersededEvidence,
   SurgeryEvidence,
@@ -298,13 +299,17 @@ export function supersede(tx: Tx, id: NodeId, evidence: SupersededEvidence): voi
   setStatus(tx, id, "superseded", "SUPERSEDED_KILL");
 }
 
-/** A bounce for a fast node (oscillation, frozen scope), fused once the lap budget is spent. */
+/**
+ * A bounce for a fast node (oscillation, frozen scope — seen in ticks, or in an agent's own steps), fused
+ * once the lap budget is spent.
+ */
 export function bounce(
   tx: Tx,
   id: NodeId,
   trip:
     | { type: "OSCILLATION_TRIP"; evidence: Omit<OscillationEvidence, "lap" | "lap_budget" | "via"> }
-    | { type: "BUDGET_TRIP"; evidence: Omit<FrozenEvidence, "lap" | "lap_budget" | "via"> },
+    | { type: "BUDGET_TRIP"; evidence: Omit<FrozenEvidence, "lap" | "lap_budget" | "via"> }
+    | { type: "BUDGET_TRIP"; evidence: Omit<SpinEvidence, "lap" | "lap_budget" | "via"> },
 ): void {
   const ns = tx.state.nodes[id]!;
   const { laps, via } = lapBudget(tx.state.plan, id);

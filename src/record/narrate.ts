@@ -94,11 +94,13 @@ export function narrate(i: Incident): string {
         const used = e.budget === "wall"
           ? `${Math.round(e.used / 1000)} s of ${Math.round(e.limit / 1000)} s`
           : `${e.used}/${e.limit}`;
-        return `${i.node} ran out of its ${e.budget} budget (${used}) — fused`;
+        const spin = e.spinning ? `, spinning: ${e.spinning.frozen_steps} agent steps changed nothing` : "";
+        return `${i.node} ran out of its ${e.budget} budget (${used}${spin}) — fused`;
       }
-      return `${i.node} burned tokens for ${e.frozen_ticks} observations without changing anything — ${
-        fused ? "fused" : "bounced"
-      }`;
+      const spun = "frozen_steps" in e
+        ? `${e.frozen_steps} agent steps${e.stopped_by ? ` (then hit its ${e.stopped_by})` : ""}`
+        : `${e.frozen_ticks} observations`;
+      return `${i.node} burned tokens for ${spun} without changing anything — ${fused ? "fused" : "bounced"}`;
     }
     case "STALE_CASCADE": {
       const e = i.evidence as EvidenceMap["STALE_CASCADE"];

@@ -20,28 +20,60 @@ export class ProcJournal {
     appendDurable(this.path, JSON.stringify({ op, node, pid: p.pid, start: p.startTime }) + "\n", false);
   }
 
-  /** Stops every recorded group that was started and never stopped; returns those that still had members. */
-  async stopLeftovers(): Promise<number[]> {
+  /**
+   * The earliest kernel start time of any process group the journal recorded (null when none): nothing
+   * the run's workers left can have started before it.
+   */
+  firstStart(): bigint | null {
+    let first: bigint | null = null;
+    for (const r of this.#records()) {
+      if (r.op !== "start" || typeof r.start !== "string" || !/^\d+$/.test(r.start)) continue;
+      const t = BigInt(r.start);
+      if (first === null || t < first) first = t;
+    }
+    return first;
+  }
+
+  #records(): { op: string; pid: number; start: string | null }[] {
     let text = "";
     try {
       text = Deno.readTextFileSync(this.path);
     } catch {
       return [];
     }
-    const live = new Map<number, string | null>();
+    const out: { op: string; pid: number; start: string | null }[] = [];
     for (const line of text.split("\n")) {
       try {
-        const r = JSON.parse(line) as { op: string; pid: number; start: string | null };
-        if (r.op === "start") live.set(r.pid, r.start);
-        else live.delete(r.pid);
+        const r = JSON.parse(line);
+        if (r && typeof r === "object" && typeof r.pid === "number") out.push(r);
       } catch {
         // a torn last line: its process is covered by its own start line or never started
       }
     }
+    return out;
+  }
+
+  /** Stops every recorded group that was started and never stopped; returns those that still had members. */
+  async stopLeftovers(): Promise<number[]> {
+    const live = new Map<number, string | null>();
+    for (const r of this.#records()) {
+      if (r.op === "start") live.set(r.pid, r.start);
+      else live.delete(r.pid);
+    }
+    if (live.size === 0 && !exists(this.path)) return [];
     const stopped = await Promise.all(
       [...live].map(async ([pid, start]) => (await stopRecorded(pid, start)) ? pid : 0),
     );
     Deno.writeTextFileSync(this.path, "");
     return stopped.filter((p) => p > 0);
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch {
+    return false;
   }
 }

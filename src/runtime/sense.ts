@@ -32,6 +32,7 @@ import {
 } from "./node_files.ts";
 import { stopGroup } from "./proc.ts";
 import type { ScopeRecord } from "./scope_record.ts";
+import type { StepsTail } from "./steps_tail.ts";
 import { type JsonlTail, MAX_LINE, MAX_POINTS, metricPoints, thinPoints } from "./tail.ts";
 
 /** Most bytes of metrics.jsonl read at a long node's exit, beyond the slices read while it ran. */
@@ -62,6 +63,8 @@ export interface Handle {
   shadows: Shadow[];
   shadowSeen: Set<string>;
   usage: UsageTail;
+  /** An agent's own steps (llm/steps.ts), null for every other worker. */
+  steps: StepsTail | null;
   faultLog: JsonlTail;
   cmd: Command;
   /** Wall-clock ms the attempt's process started running (null while a job is queued), and when the node
@@ -271,6 +274,11 @@ export class Sensor {
       o.metrics = points;
       const known = new Set(ns.ckpts.map((c) => c.file));
       o.ckpts = newCheckpoints(this.#w.scope(node), known, points.at(-1)?.step ?? ns.step);
+    }
+    if (h?.steps) {
+      const { steps, end } = h.steps.read();
+      if (steps.length) o.steps = steps;
+      if (end) o.stepEnd = end;
     }
     if (h?.audit) {
       for (const p of h.audit.escapes()) {

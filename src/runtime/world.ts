@@ -30,6 +30,8 @@ import { GuardSchedule } from "./guard_schedule.ts";
 import { ScopeRecord } from "./scope_record.ts";
 import { type Handle, Sensor } from "./sense.ts";
 import { JsonlTail } from "./tail.ts";
+import { StepsTail } from "./steps_tail.ts";
+import { stepsPath } from "../llm/steps.ts";
 
 export interface WorldOptions {
   runDir: string;
@@ -253,6 +255,7 @@ export class World {
     const scope = this.scope(node);
     const usage = new UsageTail(`${this.runDir}/.arrow/usage/${id}.jsonl`);
     const faultLog = new JsonlTail(`${this.runDir}/.arrow/faults/${id}.${attempt}.jsonl`);
+    const steps = node.worker?.type === "agent" ? new StepsTail(stepsPath(this.runDir, id, attempt)) : null;
     if (caughtUp) usage.skipToEnd();
     const now = Date.now();
     const pace = node.observe_ms ?? DEFAULT_OBSERVE_MS;
@@ -269,6 +272,7 @@ export class World {
       shadows: cmd.shadows,
       shadowSeen: new Set(),
       usage,
+      steps,
       burned: 0,
       malformed: 0,
       faultLog,

@@ -4,13 +4,14 @@
  * filesystem with the same hang rule — K_FREEZE observations without a new line is a hang — counted from
  * when the job starts running (a queued job holds no executor slot's silence against it), and the same wall
  * budget. A hang, the budget or an interrupt ends it with scancel. The recomputation, the merge gate and the
- * final test stay local: they are Arrow's own checks, and cheap.
+ * final test stay local: they are Arrow's own checks, and cheap. On `arrow tree --resume`, the jobs a killed
+ * arrow left are cancelled (`cancelLeftJobs`).
  *
  * @module
  */
 import type { ProcJournal } from "../runtime/proc_journal.ts";
 import { readRegular } from "../runtime/safe_read.ts";
-import { isFinal, jobName, type JobView, type SlurmClient } from "../runtime/slurm/mod.ts";
+import { isFinal, jobName, type JobView, runPrefix, type SlurmClient } from "../runtime/slurm/mod.ts";
 import { JsonlTail } from "../runtime/tail.ts";
 import { K_FREEZE } from "../thresholds.ts";
 import { auditEscapes, type ChildOutcome, tail, type WatchOptions } from "./child.ts";
@@ -120,4 +121,16 @@ export async function runJobChild(
     activeMs: performance.now() - (running ?? t0),
     cancelled: false,
   };
+}
+
+/**
+ * The run's executor jobs still queued or running when `arrow tree --resume` starts: a killed arrow left
+ * them, and the resumed tree executes those hypotheses again from its recorded state (the same job names),
+ * so each is cancelled — none keeps writing into a worktree its new attempt owns, or holds the cluster.
+ * Returns the ids it cancelled.
+ */
+export async function cancelLeftJobs(client: SlurmClient, run: string): Promise<string[]> {
+  const left = (await client.findJobs(runPrefix(run))).filter((v) => !isFinal(v.state));
+  for (const v of left) await client.cancel(v.jobId).catch(() => {});
+  return left.map((v) => v.jobId);
 }

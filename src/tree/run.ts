@@ -9,7 +9,9 @@
 import { basename, relative } from "node:path";
 import { canonical } from "../model/json.ts";
 import type { Incident } from "../model/state.ts";
+import { sweepLeftovers } from "../runtime/orphans.ts";
 import { ProcJournal } from "../runtime/proc_journal.ts";
+import { cancelLeftJobs } from "./job_child.ts";
 import type { SlurmClient } from "../runtime/slurm/mod.ts";
 import type { MetricName } from "../tabular/mod.ts";
 import { METRICS } from "../tabular/mod.ts";
@@ -188,7 +190,12 @@ export async function resumeTree(
       }
     }
     writeDataFiles(runDir, data, state.config.seed);
-    await new ProcJournal(runDir).stopLeftovers();
+    const journal = new ProcJournal(runDir);
+    const since = journal.firstStart();
+    await journal.stopLeftovers();
+    await sweepLeftovers(runDir, since);
+    // As the graph path's resume does with a job of a node it restarts: the old job goes, the new one runs.
+    if (o.slurm) await cancelLeftJobs(o.slurm, basename(runDir));
     const w = world(runDir, o.runsDir, data, state, store, o);
     try {
       w.box.rebuild(events, events.map((_, i) => i), store.incidents(), state);

@@ -10,6 +10,7 @@ import { runAgent } from "../llm/agent.ts";
 import { AgentConfigError, parseAgentConfig } from "../llm/config.ts";
 import { connectLlm } from "../llm/connect.ts";
 import { LlmConfigError } from "../llm/errors.ts";
+import { Fingerprinter } from "../runtime/fingerprint.ts";
 
 export async function main(_args: string[] = []): Promise<number> {
   let cfg;
@@ -40,6 +41,8 @@ export async function main(_args: string[] = []): Promise<number> {
   }, 200);
   try {
     const { client, model, settings } = connected;
+    // Each step is recorded with the scope's fingerprint after it: the engine sees the agent in its own time.
+    const prints = new Fingerprinter();
     let out;
     try {
       out = await runAgent(cfg, {
@@ -48,6 +51,7 @@ export async function main(_args: string[] = []): Promise<number> {
         signal: stop.signal,
         secrets: [settings.apiKey],
         stream: Deno.env.get("ARROW_LLM_STREAM") === "1",
+        fingerprint: (dir) => prints.scan(dir).fp,
       });
     } catch (e) {
       console.error(`arrow agent ${cfg.node}: internal error: ${(e as Error)?.stack ?? e}`);

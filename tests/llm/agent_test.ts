@@ -170,3 +170,22 @@ Deno.test("runAgent() ends with a clear error when its sandbox cannot start", as
   const cmd = jsonLines(cfg.transcript).find((r) => r.type === "command")!;
   equal(cmd.exit, null);
 });
+
+Deno.test("runAgent() records each step with its tokens, cost and the scope's fingerprint after it", async () => {
+  await using run = await fakeRun();
+  await using s = await startScriptedServer(loadScript("honest_n3"));
+  const cfg = run.cfg();
+  // A fingerprint that names the scope's files: enough to see it taken after each step's command.
+  const fingerprint = (dir: string) =>
+    [...Deno.readDirSync(dir)].map((e) => e.name).sort().join(",") || "empty";
+  const out = await runAgent(cfg, { client: testClient(s.url), model: "m", secrets: [KEY], fingerprint });
+  equal(out.reason, "done");
+  const lines = jsonLines(`${run.dir}/.arrow/steps/N3/1.jsonl`);
+  const steps = lines.filter((l) => "step" in l);
+  deepEqual(steps.map((l) => l.step), [1, 2, 3, 4]);
+  deepEqual(steps.map((l) => l.tokens), jsonLines(cfg.usage).map((u) => u.tokens));
+  deepEqual(steps.map((l) => l.cost), jsonLines(cfg.usage).map((u) => u.cost));
+  equal(steps.at(-1)!.fp, fingerprint(run.scope), "the last step saw the scope as the agent left it");
+  ok(steps.some((l) => l.fp !== steps[0]!.fp), "the fingerprint follows the commands' writes");
+  deepEqual(lines.at(-1), { end: "done", steps: 4 });
+});
