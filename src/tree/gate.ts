@@ -19,6 +19,8 @@ import { labelsOf, readPrediction } from "./predictions.ts";
 import { materialize } from "./executor.ts";
 import { pairedBootstrap, type PairedGain } from "./paired.ts";
 import { subSeed } from "../tabular/prng.ts";
+import { refitChild, type RefitRun } from "./refit.ts";
+import { scoreOrNull } from "./references.ts";
 import { childCommand, type SandboxContext } from "./sandbox.ts";
 import type { Escape, Hang, TreeState } from "./types.ts";
 
@@ -96,6 +98,19 @@ export class MergeGate {
       subSeed(s.config.seed, `gate:${node}:${inc}`),
     );
     return { ...base, paired };
+  }
+
+  /**
+   * Final-test score of node `node`'s artifact refit on dev + held-out (refit.ts), asked once, at the end;
+   * with what the child fit, for the saved model.
+   */
+  async refit(s: TreeState, node: string): Promise<RefitRun & { score: number | null }> {
+    const rows = this.data.task.splits.test;
+    const r = await refitChild(this.data, this.sandbox, this.watch, s, node, rows);
+    if (!r.pred) return { ...r, score: null };
+    const { target, metric } = this.data.task;
+    this.reads.test += 1;
+    return { ...r, score: scoreOrNull(score(metric, labelsOf(target, rows), r.pred)) };
   }
 
   /** Final-test score of node `node`'s artifact: asked once per artifact, at the end. */

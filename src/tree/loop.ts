@@ -20,7 +20,10 @@ import type { SandboxContext } from "./sandbox.ts";
 import type { SlotPool } from "./server.ts";
 import { step } from "./step.ts";
 import type { TreeStore } from "./store.ts";
-import type { ExecResult, Hypothesis, TreeAction, TreeEvent, TreeState } from "./types.ts";
+import { writeModel } from "./model_dir.ts";
+import { strongDefaultScore, trivialScore } from "./references.ts";
+import { refitRows } from "./refit.ts";
+import type { ExecResult, FinalReferences, Hypothesis, TreeAction, TreeEvent, TreeState } from "./types.ts";
 
 /** Where hypotheses come from. The library answers at once; an LLM takes its time and may fail. */
 export interface Ideator {
@@ -111,13 +114,49 @@ async function perform(w: TreeWorld, s: TreeState, a: TreeAction): Promise<Perfo
       const runs = await pool(a.nodes, s.config.executors, (node) => w.gate.test(s, node));
       const scores = runs.map((g, i) => ({ node: a.nodes[i]!, score: g.score }));
       const problems = runs.flatMap((g, i) => (g.problem ? [`${a.nodes[i]}: ${g.problem}`] : []));
+      const refs = a.nodes.length ? await finalReferences(w, s, a.nodes.at(-1)!) : null;
       return {
-        event: { e: "verdict", scores, problem: problems.length ? problems.join("; ") : null },
-        childMs: Math.max(0, ...runs.map((g) => g.childMs)),
-        fitMs: runs.reduce((t, g) => t + g.fitMs, 0),
+        event: {
+          e: "verdict",
+          scores,
+          problem: problems.length ? problems.join("; ") : null,
+          ...(refs ? { references: refs.references } : {}),
+        },
+        childMs: Math.max(0, ...runs.map((g) => g.childMs)) + (refs?.childMs ?? 0),
+        fitMs: runs.reduce((t, g) => t + g.fitMs, 0) + (refs?.fitMs ?? 0),
       };
     }
   }
+}
+
+/**
+ * The final test's references, each scored once: node `best`'s artifact refit on dev + held-out (sandboxed,
+ * its model saved in `model/`), the strong default and the trivial baseline (Arrow's own code, here).
+ */
+async function finalReferences(
+  w: TreeWorld,
+  s: TreeState,
+  best: string,
+): Promise<{ references: FinalReferences; childMs: number; fitMs: number }> {
+  const test = w.data.task.splits.test;
+  const train = refitRows(w.data);
+  const r = await w.gate.refit(s, best);
+  if (r.score !== null) writeModel(w.runDir, s, w.data, best, r, r.score);
+  let strong: FinalReferences["strong_default"];
+  try {
+    strong = { score: strongDefaultScore(w.data, train, test, s.config.seed), problem: null };
+  } catch (e) {
+    strong = { score: null, problem: e instanceof Error ? e.message : String(e) };
+  }
+  return {
+    references: {
+      refit: { node: best, score: r.score, problem: r.problem },
+      strong_default: strong,
+      trivial: { score: trivialScore(w.data, train, test) },
+    },
+    childMs: r.childMs,
+    fitMs: r.fitMs,
+  };
 }
 
 const cpuMs = (c: { user: number; system: number }) => (c.user + c.system) / 1000;

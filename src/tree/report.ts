@@ -10,13 +10,33 @@ import { narrate } from "../record/narrate.ts";
 import { devGain, signOf } from "./select.ts";
 import type { TreeNode, TreeState } from "./types.ts";
 
+/** One row of `--json`'s `nodes` list. */
+export interface NodeRow {
+  id: string;
+  parent: string | null;
+  status: string;
+  hypothesis: string | null;
+  dev: number | null;
+  heldout: number | null;
+}
+
+/** A reference's final-test score, with what it was fit on. */
+export interface ReferenceRow {
+  score: number | null;
+  fit_on: "dev" | "dev+heldout";
+  node?: string;
+  problem?: string | null;
+}
+
 export interface TreeSummary {
   mode: "tree";
   run_dir: string;
   metric: string;
   direction: "maximize" | "minimize";
+  verdict: string | null;
   cycles: number;
-  nodes: number;
+  node_count: number;
+  nodes: NodeRow[];
   heldout_queries: number;
   start: { dev: number | null; heldout: number | null; test: number | null };
   best: {
@@ -26,20 +46,98 @@ export interface TreeSummary {
     heldout: number | null;
     test: number | null;
   };
+  /** Every reference on the final test, on the run's splits (null: not scored, e.g. an interrupted run). */
+  references: {
+    start: ReferenceRow;
+    admitted: ReferenceRow;
+    admitted_refit: ReferenceRow | null;
+    strong_default: ReferenceRow | null;
+    trivial: ReferenceRow | null;
+  };
+  flags: string[];
+  warnings: string[];
+  /** Columns left out before anything ran (id-like), and why. */
+  dropped_columns: { column: string; reason: string }[];
+  /** splits.json: the rows of each part (absolute path). */
+  splits: string;
+  /** model/model.json of the refit admitted artifact, when it was saved. */
+  model: string | null;
   incidents: { tick: number; type: string; node: string; ladder: string }[];
 }
+
+/** The final-test references of a finished run (null for those not scored). */
+export function referencesOf(s: TreeState): TreeSummary["references"] {
+  const root = s.nodes[s.order[0]!]!;
+  const best = s.nodes[s.incumbent ?? root.id]!;
+  const r = s.final?.references;
+  return {
+    start: { score: root.test, fit_on: "dev", node: root.id },
+    admitted: { score: best.test, fit_on: "dev", node: best.id },
+    admitted_refit: r?.refit
+      ? { score: r.refit.score, fit_on: "dev+heldout", node: r.refit.node, problem: r.refit.problem }
+      : null,
+    strong_default: r
+      ? { score: r.strong_default.score, fit_on: "dev+heldout", problem: r.strong_default.problem }
+      : null,
+    trivial: r ? { score: r.trivial.score, fit_on: "dev+heldout" } : null,
+  };
+}
+
+/**
+ * Warnings about the admitted path: a step along it whose dev score climbed while its held-out score fell
+ * (what overfitting the dev folds looks like).
+ */
+export function pathWarnings(s: TreeState): string[] {
+  const root = s.nodes[s.order[0]!]!;
+  const path = pathTo(s, s.incumbent ?? root.id).filter((n) => n.dev && n.heldout !== null);
+  const sign = signOf(s);
+  const out: string[] = [];
+  for (let i = 1; i < path.length; i++) {
+    const a = path[i - 1]!, b = path[i]!;
+    const dDev = sign * (b.dev!.mean - a.dev!.mean), dHeld = sign * (b.heldout! - a.heldout!);
+    if (dDev > 0 && dHeld < 0) {
+      out.push(
+        `along the admitted path, ${b.id} climbed on dev (${
+          fmtSigned(dDev)
+        } vs ${a.id}) while held-out fell ` +
+          `(${fmtSigned(dHeld)}): the dev folds may be overfit`,
+      );
+    }
+  }
+  return out;
+}
+
+const fmtSigned = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(4)}`;
 
 /** The object `arrow tree --json` prints. */
 export function summarize(s: TreeState, runDir: string, incidents: readonly Incident[]): TreeSummary {
   const root = s.nodes[s.order[0]!]!;
   const best = s.nodes[s.incumbent ?? root.id]!;
+  let model: string | null = `${runDir}/model/model.json`;
+  try {
+    Deno.statSync(model);
+  } catch {
+    model = null;
+  }
   return {
     mode: "tree",
     run_dir: runDir,
     metric: s.config.metric,
     direction: s.config.direction,
+    verdict: s.verdict,
     cycles: s.history.filter((p) => p.cycle > 0).length,
-    nodes: s.order.length,
+    node_count: s.order.length,
+    nodes: s.order.map((id) => {
+      const n = s.nodes[id]!;
+      return {
+        id,
+        parent: n.parent,
+        status: n.status,
+        hypothesis: n.hypothesis?.text ?? null,
+        dev: n.dev?.mean ?? null,
+        heldout: n.heldout,
+      };
+    }),
     heldout_queries: s.heldout.used,
     start: { dev: root.dev?.mean ?? null, heldout: root.heldout, test: root.test },
     best: {
@@ -49,6 +147,12 @@ export function summarize(s: TreeState, runDir: string, incidents: readonly Inci
       heldout: best.heldout,
       test: best.test,
     },
+    references: referencesOf(s),
+    flags: s.final?.flags ?? [],
+    warnings: pathWarnings(s),
+    dropped_columns: s.dataset.dropped ?? [],
+    splits: `${runDir}/splits.json`,
+    model,
     incidents: incidents.map((i) => ({ tick: i.tick, type: i.type, node: i.node, ladder: i.ladder })),
   };
 }

@@ -20,6 +20,7 @@ import { SlotPool } from "./server.ts";
 import { begin, drive, type Ideator, LIBRARY, type TreeWorld } from "./loop.ts";
 import { TOOLKIT_DIR } from "./sandbox.ts";
 import { foldEvents, initialState } from "./step.ts";
+import { writeSplitsFile } from "./splits_file.ts";
 import { TreeStore } from "./store.ts";
 import type { IdeatorKind, Search, TreeConfig, TreeEvent, TreeState } from "./types.ts";
 
@@ -121,6 +122,7 @@ export async function startTree(o: TreeRunOptions): Promise<TreeOutcome> {
   const data = loadData(o.data, o.target, { seed: o.seed, metric: o.metric });
   Deno.mkdirSync(o.runDir, { recursive: true });
   writeDataFiles(o.runDir, data, o.seed);
+  writeSplitsFile(o.runDir, data, o.seed);
   const config: TreeConfig = {
     metric: data.task.metric,
     direction: METRICS[data.task.metric].direction === "higher" ? "maximize" : "minimize",
@@ -188,6 +190,7 @@ export async function resumeTree(
       }
     }
     writeDataFiles(runDir, data, state.config.seed);
+    writeSplitsFile(runDir, data, state.config.seed);
     await new ProcJournal(runDir).stopLeftovers();
     const w = world(runDir, o.runsDir, data, state, store, o);
     try {
