@@ -216,6 +216,7 @@ async function llmIdeator(model: string | undefined, runDir: string): Promise<Ll
 }
 
 export async function main(argv: string[]): Promise<number> {
+  if (argv[0] === "predict") return (await import("./tree_predict.ts")).predictMain(argv.slice(1));
   const { values } = parse("tree", argv, FLAGS, 0);
   const json = values.json === true;
   const runsDir = resolve((values["runs-dir"] as string | undefined) ?? "runs");

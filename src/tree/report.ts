@@ -8,6 +8,8 @@ import type { Incident } from "../model/state.ts";
 import { mdInline } from "../record/md_escape.ts";
 import { narrate } from "../record/narrate.ts";
 import { devGain, signOf } from "./select.ts";
+import { ACCEPT_EPS } from "../thresholds.ts";
+import { Z_GATE } from "./step.ts";
 import type { TreeNode, TreeState } from "./types.ts";
 
 /** One row of `--json`'s `nodes` list. */
@@ -169,6 +171,77 @@ function pathTo(s: TreeState, id: string): TreeNode[] {
   return out;
 }
 
+function referenceTable(s: TreeState): string[] {
+  const r = referencesOf(s);
+  const row = (what: string, fit: string, x: ReferenceRow | null) =>
+    `| ${what} | ${fit} | ${x ? num(x.score) : "—"} | ${
+      x?.problem ? mdInline(x.problem, { max: 200 }) : ""
+    } |`;
+  const flags = s.final?.flags ?? [];
+  const warnings = pathWarnings(s);
+  return [
+    "## References on the final test",
+    "",
+    `Every row is scored once on the same ${s.dataset.test} final-test rows (splits.json); ${s.config.metric}, ` +
+    `${s.config.direction === "maximize" ? "higher" : "lower"} is better.`,
+    "",
+    "| reference | fit on | final test | note |",
+    "|---|---|---|---|",
+    row(`start (${r.start.node})`, "dev", r.start),
+    row(`admitted (${r.admitted.node}), dev-only fit`, "dev", r.admitted),
+    row(`admitted (${r.admitted.node}), refit`, "dev + held-out", r.admitted_refit),
+    row(
+      "strong default (GBDT 300 stages, lr 0.05, depth 5, subsample 0.8, min leaf 20)",
+      "dev + held-out",
+      r.strong_default,
+    ),
+    row(
+      `trivial (${s.dataset.task === "regression" ? "mean" : "class shares"})`,
+      "dev + held-out",
+      r.trivial,
+    ),
+    "",
+    ...flags.map((f) => `**${mdInline(f, { max: 400 })}**`),
+    ...warnings.map((w) => `Warning: ${mdInline(w, { max: 400 })}`),
+    ...(s.dataset.dropped ?? []).map((d) =>
+      `Column ${mdInline(d.column)} was left out: ${mdInline(d.reason, { max: 300 })}.`
+    ),
+    ...(flags.length || warnings.length || s.dataset.dropped?.length ? [""] : []),
+  ];
+}
+
+/** Every merge-gate decision: the candidate, its held-out gain, the bar it had to clear, the outcome. */
+function gateTable(s: TreeState): string[] {
+  const root = s.nodes[s.order[0]!]!;
+  const gated = s.order.map((id) => s.nodes[id]!).filter((n) => n.gate !== null && n.id !== root.id);
+  const sign = signOf(s);
+  const rows = gated.map((n) => {
+    const parent = n.parent ? s.nodes[n.parent] : undefined;
+    const devVsRoot = n.dev && root.dev ? fmtSigned(sign * (n.dev.mean - root.dev.mean)) : "—";
+    const devVsParent = n.dev && parent?.dev ? fmtSigned(sign * (n.dev.mean - parent.dev.mean)) : "—";
+    const p = n.paired;
+    const heldGain = p ? fmtSigned(p.gain) : "—";
+    const bar = p ? `> ${Math.max(ACCEPT_EPS, Z_GATE * p.se).toFixed(4)}` : `> ${ACCEPT_EPS}`;
+    return `| ${n.id} | ${
+      mdInline(n.hypothesis?.text ?? "", { max: 120 })
+    } | ${devVsRoot} | ${devVsParent} | ` +
+      `${num(n.heldout)} | ${heldGain} | ${bar} | ${n.gate} |`;
+  });
+  return [
+    "## Merge-gate decisions",
+    "",
+    `The baseline ${root.id} was gated first (held-out ${num(root.heldout)}). "Dev gain vs root" is the ` +
+    `candidate's dev CV score minus the starting artifact's; "dev Δ vs parent" is minus its parent's. ` +
+    `"Held-out gain" is over the incumbent of its time on the same held-out rows; the bar is ACCEPT_EPS ` +
+    `(${ACCEPT_EPS}) and ${Z_GATE} standard errors of the paired bootstrap, whichever is larger.`,
+    "",
+    "| candidate | hypothesis | dev gain vs root | dev Δ vs parent | held-out | held-out gain vs incumbent | bar | decision |",
+    "|---|---|---|---|---|---|---|---|",
+    ...(rows.length ? rows : ["| — | no candidate reached the gate | | | | | | |"]),
+    "",
+  ];
+}
+
 export function renderTreeReport(s: TreeState, incidents: readonly Incident[] = []): string {
   const root = s.nodes[s.order[0]!]!;
   const best = s.nodes[s.incumbent ?? root.id]!;
@@ -195,6 +268,8 @@ export function renderTreeReport(s: TreeState, incidents: readonly Incident[] = 
       gain(s, root.heldout, best.heldout)
     } | ${gain(s, root.test, best.test)} |`,
     "",
+    ...referenceTable(s),
+    ...gateTable(s),
     "## Admitted path",
     "",
     ...pathTo(s, best.id).map((n) =>
@@ -206,7 +281,7 @@ export function renderTreeReport(s: TreeState, incidents: readonly Incident[] = 
     "## Insights",
     "",
     ...s.order.map((id) => s.nodes[id]!).filter((n) => n.insight).map((n) =>
-      `- ${n.id} (${n.status}, dev gain ${devGain(s, n).toFixed(4)}): ${
+      `- ${n.id} (${n.status}, dev gain vs root ${fmtSigned(devGain(s, n))}; the Δ below is vs its parent): ${
         mdInline(n.insight!.sentence, { max: 500 })
       }`
     ),
