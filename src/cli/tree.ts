@@ -19,6 +19,7 @@ import { CsvError, type MetricName, METRICS } from "../tabular/mod.ts";
 import { LlmIdeator } from "../tree/llm_ideator.ts";
 import { summarize } from "../tree/report.ts";
 import { resumeTree, startTree, type TreeOutcome } from "../tree/run.ts";
+import { loadStart, StartError } from "../tree/start.ts";
 import { Z_GATE } from "../tree/step.ts";
 import type { TreeEvent, TreeState } from "../tree/types.ts";
 import { intFlag, parse } from "./args.ts";
@@ -63,6 +64,11 @@ Options:
   --search tree|random|greedy
                            tree: UCB over the tree (default); random: uniform parent and hypothesis, same
                            budget; greedy: always extend the incumbent
+  --start default|weak|<artifact.json>
+                           The starting artifact: default (the toolkit's default model on the raw columns),
+                           weak (10 stages of depth-1 stumps, so a benchmark can show a climb), or an
+                           artifact.json ({"format":"arrow-tree-artifact/1","steps":["steps/x.ts"],"model":{…}},
+                           its steps beside it; they run as untrusted code)
   --no-insights            Ideate without the branch's insights (the ablation)
   --heldout-budget <n>     Most held-out queries, the baseline's included (default cycles + 1)
   --observe-every <s>      Observation pace of every child (executor, recomputation, gate) in seconds; a fold
@@ -109,6 +115,7 @@ const FLAGS = {
   ideator: { type: "string" },
   model: { type: "string" },
   search: { type: "string" },
+  start: { type: "string" },
   "no-insights": { type: "boolean" },
   "heldout-budget": { type: "string" },
   "observe-every": { type: "string" },
@@ -226,6 +233,16 @@ export async function main(argv: string[]): Promise<number> {
     throw new UsageError("arrow tree: --port and --host need --serve");
   }
   const port = intFlag("tree", "port", values.port, 0, 8765, 65535);
+  if (resume && values.start !== undefined) {
+    throw new UsageError("arrow tree: --resume continues a run as it began: give no --start");
+  }
+  let start;
+  try {
+    start = loadStart(values.start as string | undefined);
+  } catch (e) {
+    if (e instanceof StartError) throw new InputError(`arrow tree: ${e.message}`);
+    throw e;
+  }
   if (resume && (values.data || values.target)) {
     throw new UsageError("arrow tree: --resume continues a run as it began: give no --data or --target");
   }
@@ -323,6 +340,7 @@ export async function main(argv: string[]): Promise<number> {
         ideator,
         search,
         insights: values["no-insights"] !== true,
+        start,
         heldoutBudget,
         observeMs: observe * 1000,
         wallMs: budget * 1000,

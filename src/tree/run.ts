@@ -21,6 +21,7 @@ import { begin, drive, type Ideator, LIBRARY, type TreeWorld } from "./loop.ts";
 import { TOOLKIT_DIR } from "./sandbox.ts";
 import { foldEvents, initialState } from "./step.ts";
 import { writeSplitsFile } from "./splits_file.ts";
+import type { StartArtifact } from "./start.ts";
 import { TreeStore } from "./store.ts";
 import type { IdeatorKind, Search, TreeConfig, TreeEvent, TreeState } from "./types.ts";
 
@@ -51,6 +52,8 @@ export interface TreeRunOptions {
    * (what the benchmark compares against).
    */
   slots?: boolean;
+  /** The starting artifact (`--start`); absent: the default. */
+  start?: StartArtifact;
   /** Executors as Slurm jobs (`--runtime slurm`); absent: local children. */
   slurm?: SlurmClient | null;
 }
@@ -137,6 +140,16 @@ export async function startTree(o: TreeRunOptions): Promise<TreeOutcome> {
     observeMs: o.observeMs,
     wallMs: o.wallMs,
     toolkit: toolkitSpecifier(o.runDir),
+    ...(o.start && o.start.kind !== "default"
+      ? {
+        start: {
+          kind: o.start.kind,
+          ...(o.start.file ? { file: o.start.file } : {}),
+          model: o.start.model,
+          steps: o.start.steps,
+        },
+      }
+      : {}),
   };
   const state = initialState(config, data.info, `tree:${basename(o.data).replace(/\.csv$/i, "")}`);
   const store = TreeStore.create(`${o.runDir}/${TREE_FILES.db}`, { config: canonical(config), data: o.data });

@@ -99,6 +99,9 @@ function newNode(
 /** The state before anything ran: the starting artifact (no steps, default model) is dispatched. */
 export function initialState(config: TreeConfig, dataset: DatasetInfo, scenario: string): TreeState {
   const root = newNode("n0", null, 0, null);
+  if (config.start) {
+    root.artifact = { steps: config.start.steps.map((x) => x.path), model: { ...config.start.model } };
+  }
   mark(root, "running");
   root.attempt = 1;
   return {

@@ -174,6 +174,8 @@ export interface TreeConfig {
   wallMs: number;
   /** The tabular toolkit's mod.ts, relative to a node's steps/ directory (what step modules import). */
   toolkit: string;
+  /** The starting artifact when it is not the default (`--start weak` or an artifact file). */
+  start?: { kind: "weak" | "file"; file?: string; model: Partial<GbdtParams>; steps: StepFile[] };
 }
 
 /** One point of the dashboard's chart, after each cycle (gains over the starting artifact). */
