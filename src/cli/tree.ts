@@ -416,7 +416,7 @@ function printSummary(s: TreeState, sum: ReturnType<typeof summarize>, wallMs: n
       }`;
   console.log("");
   console.log(
-    `${s.verdict}: ${sum.nodes} nodes in ${sum.cycles} cycles, ${sum.heldout_queries}/${s.heldout.budget} held-out queries, ${
+    `${s.verdict}: ${sum.node_count} nodes in ${sum.cycles} cycles, ${sum.heldout_queries}/${s.heldout.budget} held-out queries, ${
       (wallMs / 1000).toFixed(1)
     } s`,
   );
@@ -436,6 +436,23 @@ function printSummary(s: TreeState, sum: ReturnType<typeof summarize>, wallMs: n
     } (${s.config.metric})`,
   );
   if (sum.best.hypothesis) console.log(`  best hypothesis: ${printable(sum.best.hypothesis, { max: 200 })}`);
+  const r = sum.references;
+  console.log(
+    `  final test (${s.config.metric}): start ${f4(r.start.score)}, admitted dev-only ${
+      f4(r.admitted.score)
+    }, ` +
+      `refit on dev+held-out ${f4(r.admitted_refit?.score)}, strong default ${
+        f4(r.strong_default?.score)
+      }, ` +
+      `trivial ${f4(r.trivial?.score)}`,
+  );
+  for (const f of sum.flags) console.log(`  ! ${printable(f)}`);
+  for (const w of sum.warnings) console.log(`  warning: ${printable(w)}`);
+  for (const d of sum.dropped_columns) console.log(`  column ${printable(d.column)} left out: ${d.reason}`);
+  if (sum.model) {
+    console.log(`  model: ${printable(sum.model)} (arrow tree predict ${printable(sum.run_dir)} new.csv)`);
+  }
+  console.log(`  splits: ${printable(sum.splits)}`);
   if (sum.incidents.length) console.log(`  incidents: ${sum.incidents.length} (see incidents.jsonl)`);
   console.log(`  report: ${printable(sum.run_dir)}/report/report.md`);
 }
