@@ -31,6 +31,7 @@ import { startDashboard, untilInterrupted } from "./serve.ts";
 
 export const help = `Usage: arrow tree --data FILE.csv --target COLUMN [options]
        arrow tree --resume RUN [--json] [--serve]
+       arrow tree predict RUN|latest NEW.csv [-o OUT.csv] [--runs-dir DIR]
 
 Grows a tree of feature-engineering hypotheses on your CSV, Arbor-style. The data is cut once, seeded and
 stratified, into dev rows (k-fold cross-validation: all any hypothesis ever sees), held-out rows (read only by
@@ -83,11 +84,25 @@ Options:
   --serve                  Serve the live dashboard (tree view) while the run goes
   --port <n>, --host <h>   Dashboard address with --serve (default 127.0.0.1:8765)
   --json                   Print one JSON object at the end: {"mode":"tree","run_dir","metric","direction",
-                           "cycles","nodes","heldout_queries","start":{…},"best":{…},"incidents":[…]}
+                           "verdict","cycles","node_count","nodes":[{id,parent,status,hypothesis,dev,
+                           heldout}…],"heldout_queries","start":{…},"best":{…},"references":{start,admitted,
+                           admitted_refit,strong_default,trivial},"flags","warnings","dropped_columns",
+                           "splits" (splits.json),"model" (model/model.json),"incidents":[…]}
   -h, --help
 
+After the search the admitted artifact is refit on dev + held-out (sandboxed, like every child) and scored
+once on the final test beside the start, its dev-only fit, a strong default (GBDT: 300 stages, lr 0.05,
+depth 5, subsample 0.8, min leaf 20, on dev + held-out) and a trivial baseline (class shares or the mean);
+the run is flagged when the admitted result does not beat the trivial baseline or falls below the strong
+default. An id-like column (a consecutive integer counter, or unique space-free values) is left out.
+
+arrow tree predict: the run's saved model (model/) predicts every row of NEW.csv with the same columns and
+encoders (CSV: row, any id column, prediction, and p_<class> per class). A missing column is an error that
+names it; extra columns are ignored (said on stderr). It runs in-process because it runs only Arrow's code:
+a model with a step the library did not write is refused.
+
 Files: runs/<id>/tree.db (SQLite, the authority), tree/replay.jsonl (one line per step), incidents.jsonl,
-state.json, report/report.md, nodes/<id>/ (each executor's scope: artifact.json, steps/, metrics.jsonl,
+state.json, report/report.md, splits.json (the rows of each part), model/ (the refit model), nodes/<id>/ (each executor's scope: artifact.json, steps/, metrics.jsonl,
 results.json), logs/.
 
 Exit codes: 0 the run completed (whatever it found), 1 usage or input error, 2 internal failure,

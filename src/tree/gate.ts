@@ -20,9 +20,14 @@ import { materialize } from "./executor.ts";
 import { pairedBootstrap, type PairedGain } from "./paired.ts";
 import { subSeed } from "../tabular/prng.ts";
 import { refitChild, type RefitRun } from "./refit.ts";
-import { scoreOrNull } from "./references.ts";
+import { scoreOrNull, strongDefault, trivialScore } from "./references.ts";
 import { childCommand, type SandboxContext } from "./sandbox.ts";
-import type { Escape, Hang, TreeState } from "./types.ts";
+import type { Escape, FinalReferences, Hang, TreeState } from "./types.ts";
+
+/** The rows a final model is fit on: every dev and held-out row, in table order. */
+export function refitRows(data: TreeData): Int32Array {
+  return Int32Array.from([...data.task.splits.dev, ...data.task.splits.heldout]).sort();
+}
 
 /** How the gate's child was stopped, when it was: silent past its hang window, or past its wall budget. */
 interface Stopped {
@@ -101,16 +106,40 @@ export class MergeGate {
   }
 
   /**
-   * Final-test score of node `node`'s artifact refit on dev + held-out (refit.ts), asked once, at the end;
-   * with what the child fit, for the saved model.
+   * The final test's references, each scored once, at the end: node `best`'s artifact refit on dev +
+   * held-out (a sandboxed child, refit.ts; what it fit comes back for the saved model), the strong default
+   * and the trivial baseline (Arrow's own code on the raw columns, fit here: references.ts).
    */
-  async refit(s: TreeState, node: string): Promise<RefitRun & { score: number | null }> {
-    const rows = this.data.task.splits.test;
-    const r = await refitChild(this.data, this.sandbox, this.watch, s, node, rows);
-    if (!r.pred) return { ...r, score: null };
+  async references(s: TreeState, best: string): Promise<{ refs: FinalReferences; refit: RefitRun }> {
+    const test = this.data.task.splits.test;
+    const train = refitRows(this.data);
     const { target, metric } = this.data.task;
-    this.reads.test += 1;
-    return { ...r, score: scoreOrNull(score(metric, labelsOf(target, rows), r.pred)) };
+    const y = labelsOf(target, test);
+    const refit = await refitChild(this.data, this.sandbox, this.watch, s, best, train, test);
+    let refitScore: number | null = null;
+    if (refit.pred) {
+      this.reads.test += 1;
+      refitScore = scoreOrNull(score(metric, y, refit.pred));
+    }
+    let strong: FinalReferences["strong_default"];
+    try {
+      strong = {
+        score: scoreOrNull(score(metric, y, strongDefault(this.data, train, test, s.config.seed))),
+        problem: null,
+      };
+    } catch (e) {
+      strong = { score: null, problem: e instanceof Error ? e.message : String(e) };
+    }
+    this.reads.test += 2;
+    const trivial = trivialScore(this.data, train, test);
+    return {
+      refs: {
+        refit: { node: best, score: refitScore, problem: refit.problem },
+        strong_default: strong,
+        trivial: { score: trivial },
+      },
+      refit,
+    };
   }
 
   /** Final-test score of node `node`'s artifact: asked once per artifact, at the end. */

@@ -21,8 +21,6 @@ import type { SlotPool } from "./server.ts";
 import { step } from "./step.ts";
 import type { TreeStore } from "./store.ts";
 import { writeModel } from "./model_dir.ts";
-import { strongDefaultScore, trivialScore } from "./references.ts";
-import { refitRows } from "./refit.ts";
 import type { ExecResult, FinalReferences, Hypothesis, TreeAction, TreeEvent, TreeState } from "./types.ts";
 
 /** Where hypotheses come from. The library answers at once; an LLM takes its time and may fail. */
@@ -129,34 +127,17 @@ async function perform(w: TreeWorld, s: TreeState, a: TreeAction): Promise<Perfo
   }
 }
 
-/**
- * The final test's references, each scored once: node `best`'s artifact refit on dev + held-out (sandboxed,
- * its model saved in `model/`), the strong default and the trivial baseline (Arrow's own code, here).
- */
+/** The final test's references (merge gate), and the refit's model saved in `model/` when it was fit. */
 async function finalReferences(
   w: TreeWorld,
   s: TreeState,
   best: string,
 ): Promise<{ references: FinalReferences; childMs: number; fitMs: number }> {
-  const test = w.data.task.splits.test;
-  const train = refitRows(w.data);
-  const r = await w.gate.refit(s, best);
-  if (r.score !== null) writeModel(w.runDir, s, w.data, best, r, r.score);
-  let strong: FinalReferences["strong_default"];
-  try {
-    strong = { score: strongDefaultScore(w.data, train, test, s.config.seed), problem: null };
-  } catch (e) {
-    strong = { score: null, problem: e instanceof Error ? e.message : String(e) };
+  const { refs, refit } = await w.gate.references(s, best);
+  if (refs.refit?.score !== null && refs.refit?.score !== undefined) {
+    writeModel(w.runDir, s, w.data, best, refit, refs.refit.score);
   }
-  return {
-    references: {
-      refit: { node: best, score: r.score, problem: r.problem },
-      strong_default: strong,
-      trivial: { score: trivialScore(w.data, train, test) },
-    },
-    childMs: r.childMs,
-    fitMs: r.fitMs,
-  };
+  return { references: refs, childMs: refit.childMs, fitMs: refit.fitMs };
 }
 
 const cpuMs = (c: { user: number; system: number }) => (c.user + c.system) / 1000;

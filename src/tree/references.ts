@@ -49,17 +49,14 @@ export function trivialPrediction(data: TreeData, train: Rows, n: number): Predi
   return { task: target.task, k, values };
 }
 
-/** The trivial baseline's final-test score. */
-export function trivialScore(data: TreeData, train: Rows, test: Rows): number | null {
-  const { target, metric } = data.task;
-  return scoreOrNull(score(metric, labelsOf(target, test), trivialPrediction(data, train, test.length)));
+/** The strong default fit on `train` (seeded like the run), predicting `rows`. */
+export function strongDefault(data: TreeData, train: Rows, rows: Rows, seed: number): Prediction {
+  const spec = { target: data.task.target, model: { ...STRONG_DEFAULT, seed } };
+  return predictPipeline(fitPipeline(data.table, train, spec), data.table, rows, spec);
 }
 
-/** The strong default fit on `train` and scored on `test` (seeded like the run). */
-export function strongDefaultScore(data: TreeData, train: Rows, test: Rows, seed: number): number | null {
+/** The trivial baseline's score on `rows` (the caller holds the labels: the merge gate). */
+export function trivialScore(data: TreeData, train: Rows, rows: Rows): number | null {
   const { target, metric } = data.task;
-  const spec = { target, model: { ...STRONG_DEFAULT, seed } };
-  const fitted = fitPipeline(data.table, train, spec);
-  const pred = predictPipeline(fitted, data.table, test, spec);
-  return scoreOrNull(score(metric, labelsOf(target, test), pred));
+  return scoreOrNull(score(metric, labelsOf(target, rows), trivialPrediction(data, train, rows.length)));
 }

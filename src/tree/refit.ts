@@ -36,24 +36,21 @@ export interface RefitRun {
   scope: string;
 }
 
-const sorted = (rows: ArrayLike<number>) => Int32Array.from(rows).sort();
-
-/** The rows a final model is fit on: every dev and held-out row, in table order. */
-export function refitRows(data: TreeData): Int32Array {
-  return sorted([...data.task.splits.dev, ...data.task.splits.heldout]);
-}
-
 function featuresOnly(table: Table, target: string): Table {
   return { nRows: table.nRows, columns: table.columns.filter((c) => c.name !== target) };
 }
 
-/** Fits node `node`'s artifact on dev + held-out in a sandboxed child and predicts `testRows` (no label read). */
+/**
+ * Fits node `node`'s artifact on the table's `train` rows (the gate passes dev + held-out) in a sandboxed
+ * child and predicts `testRows` from their features: no label is read here.
+ */
 export async function refitChild(
   data: TreeData,
   sandbox: SandboxContext,
   watch: Omit<WatchOptions, "label" | "stdin" | "metrics">,
   s: TreeState,
   node: string,
+  train: Rows,
   testRows: Rows,
 ): Promise<RefitRun> {
   const { task, table } = data;
@@ -61,7 +58,6 @@ export async function refitChild(
   const dir = `${sandbox.runDir}/.arrow/refit/${label}`;
   const gateDir = `${sandbox.runDir}/.arrow/gate/${label}`;
   const scope = materialize(`${sandbox.runDir}/gate/${label}`, s, s.nodes[node]!);
-  const train = refitRows(data);
   Deno.mkdirSync(dir, { recursive: true });
   Deno.mkdirSync(`${gateDir}/audit`, { recursive: true });
   const trainFile = `${dir}/train.csv`;
@@ -78,7 +74,7 @@ export async function refitChild(
       classes: task.target.classes,
       metric: task.metric,
       kinds: columnKinds(table),
-      splits: { seed: task.splits.seed, dev: all, heldout: [], test: [], folds: [] },
+      splits: { seed: s.config.seed, dev: all, heldout: [], test: [], folds: [] },
       seed: s.config.seed,
       data_hash: data.info.data_hash,
       split_hash: data.info.split_hash,

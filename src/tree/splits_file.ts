@@ -6,6 +6,7 @@
  * @module
  */
 import { canonical } from "../model/json.ts";
+import { splitsToJson } from "../tabular/mod.ts";
 import type { TreeData } from "./data.ts";
 
 export const SPLITS_FORMAT = "arrow-tree-splits/1";
@@ -35,7 +36,9 @@ export const splitsPath = (runDir: string) => `${runDir}/splits.json`;
 
 /** What splits.json holds for `data` (the same bytes for the same data and seed). */
 export function splitsRecord(data: TreeData, seed: number): SplitsFile {
-  const { splits, target, metric } = data.task;
+  const { target, metric } = data.task;
+  // Row numbers only (no label is read here): the parts as the canonical splits JSON holds them.
+  const parts = splitsToJson(data.task.splits);
   const usable = new Set(target.usable);
   const missing: number[] = [];
   for (let i = 0; i < data.table.nRows; i++) if (!usable.has(i)) missing.push(i);
@@ -52,9 +55,9 @@ export function splitsRecord(data: TreeData, seed: number): SplitsFile {
     seed,
     rows: data.table.nRows,
     missing_target: missing,
-    dev: sorted(splits.dev),
-    heldout: sorted(splits.heldout),
-    test: sorted(splits.test),
+    dev: sorted(parts.dev),
+    heldout: sorted(parts.heldout),
+    test: sorted(parts.test),
   };
 }
 
