@@ -19,7 +19,7 @@ import { CsvError, type MetricName, METRICS } from "../tabular/mod.ts";
 import { LlmIdeator } from "../tree/llm_ideator.ts";
 import { summarize } from "../tree/report.ts";
 import { resumeTree, startTree, type TreeOutcome } from "../tree/run.ts";
-import { loadStart, StartError } from "../tree/start.ts";
+import { loadStart, StartError } from "./tree_start.ts";
 import { Z_GATE } from "../tree/step.ts";
 import type { TreeEvent, TreeState } from "../tree/types.ts";
 import { intFlag, parse } from "./args.ts";

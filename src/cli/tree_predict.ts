@@ -7,7 +7,8 @@
 import { resolve } from "node:path";
 import { writeAtomic } from "../runtime/atomic.ts";
 import { CsvError, TransformError } from "../tabular/mod.ts";
-import { PredictError, predictFile } from "../tree/predict.ts";
+import { type LoadSteps, PredictError, predictFile } from "../tree/predict.ts";
+import { chain, loadSteps, parseArtifact, StepError } from "../../scripts/tree/compose.ts";
 import { parse } from "./args.ts";
 import { InputError, UsageError } from "./errors.ts";
 import { printable } from "./escape.ts";
@@ -52,6 +53,23 @@ function runDirOf(arg: string, runsDir: string): string {
   throw new InputError(`arrow tree predict: no tree run "${printable(arg)}" (nor in ${printable(runsDir)}/)`);
 }
 
+/** The saved artifact's steps, imported here (Arrow's library code only: predict.ts checked them). */
+const librarySteps: LoadSteps = async (dir, target) => {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(Deno.readTextFileSync(`${dir}/artifact.json`));
+  } catch (e) {
+    throw new PredictError(`${dir}/artifact.json: ${(e as Error).message}`);
+  }
+  try {
+    const manifest = parseArtifact(raw);
+    return chain(await loadSteps(dir, manifest), target)!;
+  } catch (e) {
+    if (e instanceof TypeError || e instanceof StepError) throw new PredictError(`${dir}: ${e.message}`);
+    throw e;
+  }
+};
+
 export async function predictMain(argv: string[]): Promise<number> {
   const { values, positionals } = parse("tree predict", argv, FLAGS, 2);
   if (positionals.length < 2) {
@@ -63,9 +81,12 @@ export async function predictMain(argv: string[]): Promise<number> {
   const runDir = runDirOf(positionals[0]!, runsDir);
   let out;
   try {
-    out = await predictFile(runDir, positionals[1]!);
+    out = await predictFile(runDir, positionals[1]!, librarySteps);
   } catch (e) {
-    if (e instanceof PredictError || e instanceof CsvError || e instanceof TransformError) {
+    if (
+      e instanceof PredictError || e instanceof CsvError || e instanceof TransformError ||
+      e instanceof StepError
+    ) {
       throw new InputError(`arrow tree predict: ${e.message}`);
     }
     throw e;

@@ -17,6 +17,7 @@ import {
   type ColumnKind,
   decodeState,
   type Encoding,
+  type FeatureTransform,
   fromRows,
   guardTransform,
   parseCsvText,
@@ -29,7 +30,6 @@ import {
   toRows,
 } from "../tabular/mod.ts";
 import { argmaxRow } from "../tabular/metrics.ts";
-import { chain, loadSteps, parseArtifact } from "../../scripts/tree/compose.ts";
 import { libraryWrote } from "./library.ts";
 import { MODEL_FORMAT, modelDir, type ModelManifest } from "./model_dir.ts";
 import type { TreeNode, TreeState } from "./types.ts";
@@ -153,8 +153,14 @@ function readInput(file: string, m: ModelManifest): { table: Table; ignored: str
   return { table: readTable(text, file, { types }), ignored, ids };
 }
 
+/**
+ * Imports an artifact directory's steps (artifact.json, steps/) chained into one transform: the harness'
+ * composer, handed in by the command line (this room does not import the harness' modules).
+ */
+export type LoadSteps = (artifactDir: string, target: string) => Promise<FeatureTransform<unknown[]>>;
+
 /** Predictions of the run's model for every row of `file`, as CSV text. */
-export async function predictFile(runDir: string, file: string): Promise<Predicted> {
+export async function predictFile(runDir: string, file: string, loadSteps: LoadSteps): Promise<Predicted> {
   const m = readManifest(runDir);
   checkTrusted(runDir, m);
   const dir = modelDir(runDir);
@@ -165,8 +171,7 @@ export async function predictFile(runDir: string, file: string): Promise<Predict
   };
   let evalTable = table;
   if (m.steps.length) {
-    const artifact = parseArtifact(readJson(`${dir}/artifact/artifact.json`, "artifact"));
-    const transform = chain(await loadSteps(`${dir}/artifact`, artifact), m.target)!;
+    const transform = await loadSteps(`${dir}/artifact`, m.target);
     const state = decodeState(readJson(`${dir}/steps_state.json`, "steps' state"));
     const rows = checkedRows(
       guardTransform(

@@ -21,9 +21,9 @@ import { begin, drive, type Ideator, LIBRARY, type TreeWorld } from "./loop.ts";
 import { TOOLKIT_DIR } from "./sandbox.ts";
 import { foldEvents, initialState } from "./step.ts";
 import { writeSplitsFile } from "./splits_file.ts";
-import type { StartArtifact } from "./start.ts";
 import { TreeStore } from "./store.ts";
-import type { IdeatorKind, Search, TreeConfig, TreeEvent, TreeState } from "./types.ts";
+import type { GbdtParams } from "../tabular/mod.ts";
+import type { IdeatorKind, Search, StepFile, TreeConfig, TreeEvent, TreeState } from "./types.ts";
 
 export interface TreeRunOptions {
   runDir: string;
@@ -53,7 +53,7 @@ export interface TreeRunOptions {
    */
   slots?: boolean;
   /** The starting artifact (`--start`); absent: the default. */
-  start?: StartArtifact;
+  start?: { kind: "default" | "weak" | "file"; file?: string; model: Partial<GbdtParams>; steps: StepFile[] };
   /** Executors as Slurm jobs (`--runtime slurm`); absent: local children. */
   slurm?: SlurmClient | null;
 }

@@ -9,7 +9,7 @@
 import { dirname } from "node:path";
 import { type GbdtParams, gbdtParams } from "../tabular/mod.ts";
 import { parseArtifact } from "../../scripts/tree/compose.ts";
-import type { StepFile } from "./types.ts";
+import type { StepFile } from "../tree/types.ts";
 
 export interface StartArtifact {
   kind: "default" | "weak" | "file";
