@@ -6,7 +6,8 @@
  * incumbent's on the same rows (a paired bootstrap, paired.ts), so the step function can tell a gain from
  * the noise of a small held-out part; each held-out prediction set is kept in the run's private
  * `.arrow/heldout/` for that comparison, never shown to a child. Whether the result admits the node is the
- * step function's call; how many queries were made is counted there and capped by `--heldout-budget`.
+ * step function's call; how many queries were made is counted there and capped by `--heldout-budget`. At
+ * the end it scores the final test once per artifact and once per reference (refit, strong default, trivial).
  *
  * @module
  */
