@@ -1,6 +1,7 @@
 import { deepEqual, equal, match } from "node:assert/strict";
 import { fakeStart } from "../../tests/tree_fake.ts";
 import { decodeState, encodeState } from "../tabular/mod.ts";
+import { pathWarnings } from "./report.ts";
 import { flagsOf } from "./step.ts";
 import type { FinalReferences } from "./types.ts";
 
@@ -32,4 +33,29 @@ Deno.test("a fitted step state survives JSON: Maps, Sets, typed arrays and non-f
   ];
   const back = decodeState(JSON.parse(JSON.stringify(encodeState(state))));
   deepEqual(back, state);
+});
+
+Deno.test("pathWarnings() warns when a step of the admitted path climbs on dev while held-out falls", () => {
+  const s = fakeStart({ metric: "accuracy", direction: "maximize" });
+  const n0 = s.nodes.n0!;
+  n0.dev = { mean: 0.7, std: 0.01, folds: [0.7] };
+  n0.heldout = 0.72;
+  const child = (id: string, parent: string, dev: number, heldout: number) => {
+    s.nodes[id] = {
+      ...structuredClone(n0),
+      id,
+      parent,
+      dev: { mean: dev, std: 0.01, folds: [dev] },
+      heldout,
+    };
+    s.order.push(id);
+  };
+  child("n1", "n0", 0.75, 0.74);
+  child("n2", "n1", 0.8, 0.73);
+  s.incumbent = "n2";
+  const w = pathWarnings(s);
+  equal(w.length, 1);
+  match(w[0]!, /n2 climbed on dev \(\+0\.0500 vs n1\) while held-out fell \(−0\.0100\)/);
+  s.incumbent = "n1";
+  deepEqual(pathWarnings(s), [], "n0 → n1 rose on both");
 });
