@@ -32,19 +32,32 @@ Deno.test("arrow tree --json prints exactly the issue's object, and the run dire
       "best",
       "cycles",
       "direction",
+      "dropped_columns",
+      "flags",
       "heldout_queries",
       "incidents",
       "metric",
       "mode",
+      "model",
+      "node_count",
       "nodes",
+      "references",
       "run_dir",
+      "splits",
       "start",
+      "verdict",
+      "warnings",
     ]);
     equal(o.mode, "tree");
     equal(o.metric, "accuracy");
     equal(o.direction, "maximize");
     equal(o.cycles, 1);
-    equal(o.nodes, 2);
+    equal(o.node_count, 2);
+    equal(o.nodes.length, 2);
+    deepEqual(o.nodes.map((n: { id: string; parent: string | null }) => [n.id, n.parent]), [["n0", null], [
+      "n1",
+      "n0",
+    ]]);
     deepEqual(Object.keys(o.start).sort(), ["dev", "heldout", "test"]);
     deepEqual(Object.keys(o.best).sort(), ["dev", "heldout", "hypothesis", "id", "test"]);
     for (const v of [o.start.dev, o.start.heldout, o.start.test]) ok(v > 0.4 && v <= 1, String(v));
@@ -58,6 +71,8 @@ Deno.test("arrow tree --json prints exactly the issue's object, and the run dire
         "tree/replay.jsonl",
         "report/report.md",
         "run.json",
+        "splits.json",
+        "model/model.json",
       ]
     ) {
       ok(Deno.statSync(`${o.run_dir}/${f}`).isFile, f);

@@ -21,7 +21,8 @@ Deno.test("only gate.ts reads held-out or test rows in the tree room (data.ts on
     }
   }
   deepEqual(readers.map((r) => r.split(":")[0]).filter((f) => f !== "gate.ts"), []);
-  equal(readers.length, 2, readers.join("; "));
+  // The held-out query, the final test, and the references' rows (the refit's dev + held-out, the test).
+  equal(readers.length, 4, readers.join("; "));
 });
 
 Deno.test("the held-out budget caps the gate's queries, and every label read is a counted query", async () => {
@@ -52,7 +53,11 @@ Deno.test("the held-out budget caps the gate's queries, and every label read is 
       equal(n.heldout, null, `${id} never reached held-out`);
       if (n.gate !== null) equal(n.gate, "skipped: budget");
     }
-    equal(out.gateReads.test, 1, "the final test scores the starting artifact once");
+    equal(
+      out.gateReads.test,
+      4,
+      "the final test scores the starting artifact once, and each reference once (refit, strong default, trivial)",
+    );
   } finally {
     Deno.removeSync(runsDir, { recursive: true });
   }

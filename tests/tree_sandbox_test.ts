@@ -63,7 +63,12 @@ async function sandboxRun(box: string | null) {
       executors: NAMES.length,
       seed: 0,
       ideator: "llm",
-      llm: fixtures(NAMES, { __CSV__: CSV, __OUTSIDE__: outside, __SIBLING__: sibling }),
+      llm: fixtures(NAMES, {
+        __CSV__: CSV,
+        __SPLITS__: `${runDir}/splits.json`,
+        __OUTSIDE__: outside,
+        __SIBLING__: sibling,
+      }),
       search: "tree",
       insights: true,
       // A hang window (K_FREEZE observations) well above a fold's time on a loaded machine, where six
@@ -87,6 +92,11 @@ async function sandboxRun(box: string | null) {
       ev.attempts.some((a) => a.path === CSV && a.op === "read" && a.stopped_by),
       JSON.stringify(ev.attempts),
     );
+    ok(
+      ev.attempts.some((a) => a.path === `${runDir}/splits.json` && a.op === "read" && a.stopped_by),
+      `the run's splits.json is outside the executor's lane: ${JSON.stringify(ev.attempts)}`,
+    );
+    ok(exists(`${runDir}/splits.json`), "splits.json was there to be refused");
     equal(node("reads_data").status, "failed-informative");
     ok(!String(node("reads_data").lesson).includes("LEAK"), "nothing of the data reached the module");
 
@@ -113,7 +123,11 @@ async function sandboxRun(box: string | null) {
 
     equal(s.verdict === "RESEARCH ANSWERED" || s.verdict === "NEGATIVE RESULT", true);
     equal(out.gateReads.heldout, s.heldout.used, "every held-out read is a counted query");
-    equal(out.gateReads.test, s.incumbent === "n0" ? 1 : 2, "the test split is read once per artifact");
+    equal(
+      out.gateReads.test,
+      (s.incumbent === "n0" ? 1 : 2) + 3,
+      "the test split is read once per artifact, and once for each reference (refit, strong default, trivial)",
+    );
   } finally {
     Deno.removeSync(runsDir, { recursive: true });
   }

@@ -18,6 +18,7 @@ import { CsvError, type MetricName, METRICS } from "../tabular/mod.ts";
 import { LlmIdeator } from "../tree/llm_ideator.ts";
 import { summarize } from "../tree/report.ts";
 import { resumeTree, startTree, type TreeOutcome } from "../tree/run.ts";
+import { loadStart, StartError } from "./tree_start.ts";
 import { Z_GATE } from "../tree/step.ts";
 import type { TreeEvent, TreeState } from "../tree/types.ts";
 import { intFlag, parse } from "./args.ts";
@@ -29,6 +30,7 @@ import { startDashboard, untilInterrupted } from "./serve.ts";
 
 export const help = `Usage: arrow tree --data FILE.csv --target COLUMN [options]
        arrow tree --resume RUN [--json] [--serve]
+       arrow tree predict RUN|latest NEW.csv [-o OUT.csv] [--runs-dir DIR]
 
 Grows a tree of feature-engineering hypotheses on your CSV, Arbor-style. The data is cut once, seeded and
 stratified, into dev rows (k-fold cross-validation: all any hypothesis ever sees), held-out rows (read only by
@@ -62,6 +64,11 @@ Options:
   --search tree|random|greedy
                            tree: UCB over the tree (default); random: uniform parent and hypothesis, same
                            budget; greedy: always extend the incumbent
+  --start default|weak|<artifact.json>
+                           The starting artifact: default (the toolkit's default model on the raw columns),
+                           weak (10 stages of depth-1 stumps, so a benchmark can show a climb), or an
+                           artifact.json ({"format":"arrow-tree-artifact/1","steps":["steps/x.ts"],"model":{…}},
+                           its steps beside it; they run as untrusted code)
   --no-insights            Ideate without the branch's insights (the ablation)
   --heldout-budget <n>     Most held-out queries, the baseline's included (default cycles + 1)
   --observe-every <s>      Observation pace of every child (executor, recomputation, gate) in seconds; a fold
@@ -76,11 +83,25 @@ Options:
   --serve                  Serve the live dashboard (tree view) while the run goes
   --port <n>, --host <h>   Dashboard address with --serve (default 127.0.0.1:8765)
   --json                   Print one JSON object at the end: {"mode":"tree","run_dir","metric","direction",
-                           "cycles","nodes","heldout_queries","start":{…},"best":{…},"incidents":[…]}
+                           "verdict","cycles","node_count","nodes":[{id,parent,status,hypothesis,dev,
+                           heldout}…],"heldout_queries","start":{…},"best":{…},"references":{start,admitted,
+                           admitted_refit,strong_default,trivial},"flags","warnings","dropped_columns",
+                           "splits" (splits.json),"model" (model/model.json),"incidents":[…]}
   -h, --help
 
+After the search the admitted artifact is refit on dev + held-out (sandboxed, like every child) and scored
+once on the final test beside the start, its dev-only fit, a strong default (GBDT: 300 stages, lr 0.05,
+depth 5, subsample 0.8, min leaf 20, on dev + held-out) and a trivial baseline (class shares or the mean);
+the run is flagged when the admitted result does not beat the trivial baseline or falls below the strong
+default. An id-like column (a consecutive integer counter, or unique space-free values) is left out.
+
+arrow tree predict: the run's saved model (model/) predicts every row of NEW.csv with the same columns and
+encoders (CSV: row, any id column, prediction, and p_<class> per class). A missing column is an error that
+names it; extra columns are ignored (said on stderr). It runs in-process because it runs only Arrow's code:
+a model with a step the library did not write is refused.
+
 Files: runs/<id>/tree.db (SQLite, the authority), tree/replay.jsonl (one line per step), incidents.jsonl,
-state.json, report/report.md, nodes/<id>/ (each executor's scope: artifact.json, steps/, metrics.jsonl,
+state.json, report/report.md, splits.json (the rows of each part), model/ (the refit model), nodes/<id>/ (each executor's scope: artifact.json, steps/, metrics.jsonl,
 results.json), logs/.
 
 Exit codes: 0 the run completed (whatever it found), 1 usage or input error, 2 internal failure,
@@ -108,6 +129,7 @@ const FLAGS = {
   ideator: { type: "string" },
   model: { type: "string" },
   search: { type: "string" },
+  start: { type: "string" },
   "no-insights": { type: "boolean" },
   "heldout-budget": { type: "string" },
   "observe-every": { type: "string" },
@@ -207,6 +229,7 @@ async function llmIdeator(model: string | undefined, runDir: string): Promise<Ll
 }
 
 export async function main(argv: string[]): Promise<number> {
+  if (argv[0] === "predict") return (await import("./tree_predict.ts")).predictMain(argv.slice(1));
   const { values } = parse("tree", argv, FLAGS, 0);
   const json = values.json === true;
   const runsDir = resolve((values["runs-dir"] as string | undefined) ?? "runs");
@@ -216,6 +239,16 @@ export async function main(argv: string[]): Promise<number> {
     throw new UsageError("arrow tree: --port and --host need --serve");
   }
   const port = intFlag("tree", "port", values.port, 0, 8765, 65535);
+  if (resume && values.start !== undefined) {
+    throw new UsageError("arrow tree: --resume continues a run as it began: give no --start");
+  }
+  let start;
+  try {
+    start = loadStart(values.start as string | undefined);
+  } catch (e) {
+    if (e instanceof StartError) throw new InputError(`arrow tree: ${e.message}`);
+    throw e;
+  }
   if (resume && (values.data || values.target)) {
     throw new UsageError("arrow tree: --resume continues a run as it began: give no --data or --target");
   }
@@ -313,6 +346,7 @@ export async function main(argv: string[]): Promise<number> {
         ideator,
         search,
         insights: values["no-insights"] !== true,
+        start,
         heldoutBudget,
         observeMs: observe * 1000,
         wallMs: budget * 1000,
@@ -388,7 +422,7 @@ function printSummary(s: TreeState, sum: ReturnType<typeof summarize>, wallMs: n
       }`;
   console.log("");
   console.log(
-    `${s.verdict}: ${sum.nodes} nodes in ${sum.cycles} cycles, ${sum.heldout_queries}/${s.heldout.budget} held-out queries, ${
+    `${s.verdict}: ${sum.node_count} nodes in ${sum.cycles} cycles, ${sum.heldout_queries}/${s.heldout.budget} held-out queries, ${
       (wallMs / 1000).toFixed(1)
     } s`,
   );
@@ -408,6 +442,23 @@ function printSummary(s: TreeState, sum: ReturnType<typeof summarize>, wallMs: n
     } (${s.config.metric})`,
   );
   if (sum.best.hypothesis) console.log(`  best hypothesis: ${printable(sum.best.hypothesis, { max: 200 })}`);
+  const r = sum.references;
+  console.log(
+    `  final test (${s.config.metric}): start ${f4(r.start.score)}, admitted dev-only ${
+      f4(r.admitted.score)
+    }, ` +
+      `refit on dev+held-out ${f4(r.admitted_refit?.score)}, strong default ${
+        f4(r.strong_default?.score)
+      }, ` +
+      `trivial ${f4(r.trivial?.score)}`,
+  );
+  for (const f of sum.flags) console.log(`  ! ${printable(f)}`);
+  for (const w of sum.warnings) console.log(`  warning: ${printable(w)}`);
+  for (const d of sum.dropped_columns) console.log(`  column ${printable(d.column)} left out: ${d.reason}`);
+  if (sum.model) {
+    console.log(`  model: ${printable(sum.model)} (arrow tree predict ${printable(sum.run_dir)} new.csv)`);
+  }
+  console.log(`  splits: ${printable(sum.splits)}`);
   if (sum.incidents.length) console.log(`  incidents: ${sum.incidents.length} (see incidents.jsonl)`);
   console.log(`  report: ${printable(sum.run_dir)}/report/report.md`);
 }

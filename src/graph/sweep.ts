@@ -24,14 +24,7 @@
  */
 import type { Path, Pos } from "./check.ts";
 import { quote } from "./check.ts";
-import {
-  configurations,
-  type Domain,
-  domainOf,
-  MAX_CONFIGS,
-  MAX_POINTS,
-  spaceSize,
-} from "./sweep_space.ts";
+import { configurations, type Domain, domainOf, MAX_CONFIGS, MAX_POINTS, spaceSize } from "./sweep_space.ts";
 import { s } from "./schema.ts";
 import type { SweepGroup, SweepSpec } from "./sweep_types.ts";
 import type { NodeId, Plan, PlanFile, PlanNodeFile } from "./types.ts";

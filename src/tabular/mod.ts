@@ -100,6 +100,7 @@ export {
   type TreeJson,
 } from "./gbdt.ts";
 export { parseGbdtModel } from "./gbdt_json.ts";
+export { decodeState, encodeState } from "./state_json.ts";
 export { type Cell, fromRows, inferSchema, type Row, type Schema, toRows } from "./rows.ts";
 export {
   checkedRows,

@@ -66,6 +66,32 @@ function describeColumn(col: Column, rows: Rows): ColumnInfo {
   };
 }
 
+/** Fewer rows than this and no column is called an identifier (a small table's distinct values mean little). */
+const ID_MIN_ROWS = 20;
+
+/**
+ * A column that identifies rows rather than describing them: no missing cell and a distinct value in every
+ * row — a consecutive integer counter, or categorical/text values none of which holds a space (a name
+ * with words in it is text a step may mine, not an identifier).
+ */
+export function idLike(col: Column, nRows: number): boolean {
+  if (nRows < ID_MIN_ROWS) return false;
+  const seen = new Set<string | number>();
+  let min = Infinity, max = -Infinity;
+  for (let i = 0; i < nRows; i++) {
+    const v = cellValue(col, i);
+    if (v === null || typeof v === "boolean") return false;
+    if (typeof v === "number") {
+      if (!Number.isInteger(v)) return false;
+      min = Math.min(min, v);
+      max = Math.max(max, v);
+    } else if (/\s/.test(v)) return false;
+    seen.add(v);
+  }
+  if (seen.size !== nRows) return false;
+  return col.kind === "numeric" ? max - min + 1 === nRows : col.kind === "categorical" || col.kind === "text";
+}
+
 /** Reads the user's CSV and fixes the task; CsvError (file:line) and RangeError for what cannot be used. */
 export function loadData(
   file: string,
@@ -73,8 +99,18 @@ export function loadData(
   opts: { seed: number; metric?: MetricName; folds?: number },
 ): TreeData {
   const bytes = Deno.readFileSync(file);
-  const table = readCsvFile(file);
-  const task = makeTask(table, targetName, { seed: opts.seed, metric: opts.metric, folds: opts.folds ?? 5 });
+  const read = readCsvFile(file);
+  const task = makeTask(read, targetName, { seed: opts.seed, metric: opts.metric, folds: opts.folds ?? 5 });
+  // An identifier column is no feature (target-encoding it memorises rows): left out before anything runs.
+  const dropped = read.columns.filter((c) => c.name !== targetName && idLike(c, read.nRows)).map((c) => ({
+    column: c.name,
+    reason: c.kind === "numeric"
+      ? "id-like: a consecutive integer counter, unique per row"
+      : "id-like: a value unique per row, with no spaces (an identifier, not a category)",
+  }));
+  const table: Table = dropped.length
+    ? { nRows: read.nRows, columns: read.columns.filter((c) => !dropped.some((d) => d.column === c.name)) }
+    : read;
   const { splits, target } = task;
   const info: DatasetInfo = {
     file,
@@ -89,6 +125,7 @@ export function loadData(
     columns: table.columns.map((c) => describeColumn(c, splits.dev)),
     data_hash: sha256(bytes),
     split_hash: sha256(canonical(splitsToJson(splits))),
+    ...(dropped.length ? { dropped } : {}),
   };
   return { file, table, task, info };
 }

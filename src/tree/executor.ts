@@ -76,6 +76,10 @@ function writeArtifact(scope: string, s: TreeState, n: TreeNode): string {
   // The content hashes of the steps the library wrote (checked by writing them again): the harness runs an
   // artifact made of these alone beside its encoders, and anything else in a fresh worker per fit.
   const library: string[] = [];
+  // The starting artifact's own steps (`--start <artifact.json>`): the user's code, never the library's.
+  for (const step of s.config.start?.steps ?? []) {
+    Deno.writeTextFileSync(`${scope}/${step.path}`, step.source);
+  }
   for (const at of path(s, n)) {
     const step = at.hypothesis?.step;
     if (!step) continue;

@@ -6,7 +6,8 @@
  * incumbent's on the same rows (a paired bootstrap, paired.ts), so the step function can tell a gain from
  * the noise of a small held-out part; each held-out prediction set is kept in the run's private
  * `.arrow/heldout/` for that comparison, never shown to a child. Whether the result admits the node is the
- * step function's call; how many queries were made is counted there and capped by `--heldout-budget`.
+ * step function's call; how many queries were made is counted there and capped by `--heldout-budget`. At
+ * the end it scores the final test once per artifact and once per reference (refit, strong default, trivial).
  *
  * @module
  */
@@ -19,8 +20,15 @@ import { labelsOf, readPrediction } from "./predictions.ts";
 import { materialize } from "./executor.ts";
 import { pairedBootstrap, type PairedGain } from "./paired.ts";
 import { subSeed } from "../tabular/prng.ts";
+import { refitChild, type RefitRun } from "./refit.ts";
+import { scoreOrNull, strongDefault, trivialScore } from "./references.ts";
 import { childCommand, type SandboxContext } from "./sandbox.ts";
-import type { Escape, Hang, TreeState } from "./types.ts";
+import type { Escape, FinalReferences, Hang, TreeState } from "./types.ts";
+
+/** The rows a final model is fit on: every dev and held-out row, in table order. */
+export function refitRows(data: TreeData): Int32Array {
+  return Int32Array.from([...data.task.splits.dev, ...data.task.splits.heldout]).sort();
+}
 
 /** How the gate's child was stopped, when it was: silent past its hang window, or past its wall budget. */
 interface Stopped {
@@ -96,6 +104,43 @@ export class MergeGate {
       subSeed(s.config.seed, `gate:${node}:${inc}`),
     );
     return { ...base, paired };
+  }
+
+  /**
+   * The final test's references, each scored once, at the end: node `best`'s artifact refit on dev +
+   * held-out (a sandboxed child, refit.ts; what it fit comes back for the saved model), the strong default
+   * and the trivial baseline (Arrow's own code on the raw columns, fit here: references.ts).
+   */
+  async references(s: TreeState, best: string): Promise<{ refs: FinalReferences; refit: RefitRun }> {
+    const test = this.data.task.splits.test;
+    const train = refitRows(this.data);
+    const { target, metric } = this.data.task;
+    const y = labelsOf(target, test);
+    const refit = await refitChild(this.data, this.sandbox, this.watch, s, best, train, test);
+    let refitScore: number | null = null;
+    if (refit.pred) {
+      this.reads.test += 1;
+      refitScore = scoreOrNull(score(metric, y, refit.pred));
+    }
+    let strong: FinalReferences["strong_default"];
+    try {
+      strong = {
+        score: scoreOrNull(score(metric, y, strongDefault(this.data, train, test, s.config.seed))),
+        problem: null,
+      };
+    } catch (e) {
+      strong = { score: null, problem: e instanceof Error ? e.message : String(e) };
+    }
+    this.reads.test += 2;
+    const trivial = trivialScore(this.data, train, test);
+    return {
+      refs: {
+        refit: { node: best, score: refitScore, problem: refit.problem },
+        strong_default: strong,
+        trivial: { score: trivial },
+      },
+      refit,
+    };
   }
 
   /** Final-test score of node `node`'s artifact: asked once per artifact, at the end. */

@@ -20,7 +20,8 @@ import type { SandboxContext } from "./sandbox.ts";
 import type { SlotPool } from "./server.ts";
 import { step } from "./step.ts";
 import type { TreeStore } from "./store.ts";
-import type { ExecResult, Hypothesis, TreeAction, TreeEvent, TreeState } from "./types.ts";
+import { writeModel } from "./model_dir.ts";
+import type { ExecResult, FinalReferences, Hypothesis, TreeAction, TreeEvent, TreeState } from "./types.ts";
 
 /** Where hypotheses come from. The library answers at once; an LLM takes its time and may fail. */
 export interface Ideator {
@@ -111,13 +112,32 @@ async function perform(w: TreeWorld, s: TreeState, a: TreeAction): Promise<Perfo
       const runs = await pool(a.nodes, s.config.executors, (node) => w.gate.test(s, node));
       const scores = runs.map((g, i) => ({ node: a.nodes[i]!, score: g.score }));
       const problems = runs.flatMap((g, i) => (g.problem ? [`${a.nodes[i]}: ${g.problem}`] : []));
+      const refs = a.nodes.length ? await finalReferences(w, s, a.nodes.at(-1)!) : null;
       return {
-        event: { e: "verdict", scores, problem: problems.length ? problems.join("; ") : null },
-        childMs: Math.max(0, ...runs.map((g) => g.childMs)),
-        fitMs: runs.reduce((t, g) => t + g.fitMs, 0),
+        event: {
+          e: "verdict",
+          scores,
+          problem: problems.length ? problems.join("; ") : null,
+          ...(refs ? { references: refs.references } : {}),
+        },
+        childMs: Math.max(0, ...runs.map((g) => g.childMs)) + (refs?.childMs ?? 0),
+        fitMs: runs.reduce((t, g) => t + g.fitMs, 0) + (refs?.fitMs ?? 0),
       };
     }
   }
+}
+
+/** The final test's references (merge gate), and the refit's model saved in `model/` when it was fit. */
+async function finalReferences(
+  w: TreeWorld,
+  s: TreeState,
+  best: string,
+): Promise<{ references: FinalReferences; childMs: number; fitMs: number }> {
+  const { refs, refit } = await w.gate.references(s, best);
+  if (refs.refit?.score !== null && refs.refit?.score !== undefined) {
+    writeModel(w.runDir, s, w.data, best, refit, refs.refit.score);
+  }
+  return { references: refs, childMs: refit.childMs, fitMs: refit.fitMs };
 }
 
 const cpuMs = (c: { user: number; system: number }) => (c.user + c.system) / 1000;

@@ -32,7 +32,11 @@
  *    held-out score beats the incumbent's by ACCEPT_EPS and by Z_GATE standard errors of a paired bootstrap
  *    over the held-out rows (`paired.ts`). A recomputation or gate child that goes silent is stopped and
  *    the node fused (HUNG_RESTART), and the loop goes on. After the last cycle the final test scores the
- *    starting and the admitted artifact once each, and the run has its verdict.
+ *    starting and the admitted artifact once each, then the references (`gate.ts` references): the admitted
+ *    artifact refit on dev + held-out in a sandboxed child (`refit.ts`, saved as `model/`, model_dir.ts;
+ *    `arrow tree predict` reads it, predict.ts), the strong default and the trivial baseline
+ *    (`references.ts`); the run has its verdict, and flags when the admitted result does not beat them.
+ *    The split itself is on record in `splits.json` (splits_file.ts), outside every executor's lane.
  *
  * ## Persistence
  *

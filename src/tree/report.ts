@@ -8,15 +8,37 @@ import type { Incident } from "../model/state.ts";
 import { mdInline } from "../record/md_escape.ts";
 import { narrate } from "../record/narrate.ts";
 import { devGain, signOf } from "./select.ts";
+import { ACCEPT_EPS } from "../thresholds.ts";
+import { Z_GATE } from "./step.ts";
 import type { TreeNode, TreeState } from "./types.ts";
+
+/** One row of `--json`'s `nodes` list. */
+export interface NodeRow {
+  id: string;
+  parent: string | null;
+  status: string;
+  hypothesis: string | null;
+  dev: number | null;
+  heldout: number | null;
+}
+
+/** A reference's final-test score, with what it was fit on. */
+export interface ReferenceRow {
+  score: number | null;
+  fit_on: "dev" | "dev+heldout";
+  node?: string;
+  problem?: string | null;
+}
 
 export interface TreeSummary {
   mode: "tree";
   run_dir: string;
   metric: string;
   direction: "maximize" | "minimize";
+  verdict: string | null;
   cycles: number;
-  nodes: number;
+  node_count: number;
+  nodes: NodeRow[];
   heldout_queries: number;
   start: { dev: number | null; heldout: number | null; test: number | null };
   best: {
@@ -26,20 +48,98 @@ export interface TreeSummary {
     heldout: number | null;
     test: number | null;
   };
+  /** Every reference on the final test, on the run's splits (null: not scored, e.g. an interrupted run). */
+  references: {
+    start: ReferenceRow;
+    admitted: ReferenceRow;
+    admitted_refit: ReferenceRow | null;
+    strong_default: ReferenceRow | null;
+    trivial: ReferenceRow | null;
+  };
+  flags: string[];
+  warnings: string[];
+  /** Columns left out before anything ran (id-like), and why. */
+  dropped_columns: { column: string; reason: string }[];
+  /** splits.json: the rows of each part (absolute path). */
+  splits: string;
+  /** model/model.json of the refit admitted artifact, when it was saved. */
+  model: string | null;
   incidents: { tick: number; type: string; node: string; ladder: string }[];
 }
+
+/** The final-test references of a finished run (null for those not scored). */
+export function referencesOf(s: TreeState): TreeSummary["references"] {
+  const root = s.nodes[s.order[0]!]!;
+  const best = s.nodes[s.incumbent ?? root.id]!;
+  const r = s.final?.references;
+  return {
+    start: { score: root.test, fit_on: "dev", node: root.id },
+    admitted: { score: best.test, fit_on: "dev", node: best.id },
+    admitted_refit: r?.refit
+      ? { score: r.refit.score, fit_on: "dev+heldout", node: r.refit.node, problem: r.refit.problem }
+      : null,
+    strong_default: r
+      ? { score: r.strong_default.score, fit_on: "dev+heldout", problem: r.strong_default.problem }
+      : null,
+    trivial: r ? { score: r.trivial.score, fit_on: "dev+heldout" } : null,
+  };
+}
+
+/**
+ * Warnings about the admitted path: a step along it whose dev score climbed while its held-out score fell
+ * (what overfitting the dev folds looks like).
+ */
+export function pathWarnings(s: TreeState): string[] {
+  const root = s.nodes[s.order[0]!]!;
+  const path = pathTo(s, s.incumbent ?? root.id).filter((n) => n.dev && n.heldout !== null);
+  const sign = signOf(s);
+  const out: string[] = [];
+  for (let i = 1; i < path.length; i++) {
+    const a = path[i - 1]!, b = path[i]!;
+    const dDev = sign * (b.dev!.mean - a.dev!.mean), dHeld = sign * (b.heldout! - a.heldout!);
+    if (dDev > 0 && dHeld < 0) {
+      out.push(
+        `along the admitted path, ${b.id} climbed on dev (${
+          fmtSigned(dDev)
+        } vs ${a.id}) while held-out fell ` +
+          `(${fmtSigned(dHeld)}): the dev folds may be overfit`,
+      );
+    }
+  }
+  return out;
+}
+
+const fmtSigned = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(4)}`;
 
 /** The object `arrow tree --json` prints. */
 export function summarize(s: TreeState, runDir: string, incidents: readonly Incident[]): TreeSummary {
   const root = s.nodes[s.order[0]!]!;
   const best = s.nodes[s.incumbent ?? root.id]!;
+  let model: string | null = `${runDir}/model/model.json`;
+  try {
+    Deno.statSync(model);
+  } catch {
+    model = null;
+  }
   return {
     mode: "tree",
     run_dir: runDir,
     metric: s.config.metric,
     direction: s.config.direction,
+    verdict: s.verdict,
     cycles: s.history.filter((p) => p.cycle > 0).length,
-    nodes: s.order.length,
+    node_count: s.order.length,
+    nodes: s.order.map((id) => {
+      const n = s.nodes[id]!;
+      return {
+        id,
+        parent: n.parent,
+        status: n.status,
+        hypothesis: n.hypothesis?.text ?? null,
+        dev: n.dev?.mean ?? null,
+        heldout: n.heldout,
+      };
+    }),
     heldout_queries: s.heldout.used,
     start: { dev: root.dev?.mean ?? null, heldout: root.heldout, test: root.test },
     best: {
@@ -49,6 +149,12 @@ export function summarize(s: TreeState, runDir: string, incidents: readonly Inci
       heldout: best.heldout,
       test: best.test,
     },
+    references: referencesOf(s),
+    flags: s.final?.flags ?? [],
+    warnings: pathWarnings(s),
+    dropped_columns: s.dataset.dropped ?? [],
+    splits: `${runDir}/splits.json`,
+    model,
     incidents: incidents.map((i) => ({ tick: i.tick, type: i.type, node: i.node, ladder: i.ladder })),
   };
 }
@@ -63,6 +169,77 @@ function pathTo(s: TreeState, id: string): TreeNode[] {
     out.unshift(at);
   }
   return out;
+}
+
+function referenceTable(s: TreeState): string[] {
+  const r = referencesOf(s);
+  const row = (what: string, fit: string, x: ReferenceRow | null) =>
+    `| ${what} | ${fit} | ${x ? num(x.score) : "—"} | ${
+      x?.problem ? mdInline(x.problem, { max: 200 }) : ""
+    } |`;
+  const flags = s.final?.flags ?? [];
+  const warnings = pathWarnings(s);
+  return [
+    "## References on the final test",
+    "",
+    `Every row is scored once on the same ${s.dataset.test} final-test rows (splits.json); ${s.config.metric}, ` +
+    `${s.config.direction === "maximize" ? "higher" : "lower"} is better.`,
+    "",
+    "| reference | fit on | final test | note |",
+    "|---|---|---|---|",
+    row(`start (${r.start.node})`, "dev", r.start),
+    row(`admitted (${r.admitted.node}), dev-only fit`, "dev", r.admitted),
+    row(`admitted (${r.admitted.node}), refit`, "dev + held-out", r.admitted_refit),
+    row(
+      "strong default (GBDT 300 stages, lr 0.05, depth 5, subsample 0.8, min leaf 20)",
+      "dev + held-out",
+      r.strong_default,
+    ),
+    row(
+      `trivial (${s.dataset.task === "regression" ? "mean" : "class shares"})`,
+      "dev + held-out",
+      r.trivial,
+    ),
+    "",
+    ...flags.map((f) => `**${mdInline(f, { max: 400 })}**`),
+    ...warnings.map((w) => `Warning: ${mdInline(w, { max: 400 })}`),
+    ...(s.dataset.dropped ?? []).map((d) =>
+      `Column ${mdInline(d.column)} was left out: ${mdInline(d.reason, { max: 300 })}.`
+    ),
+    ...(flags.length || warnings.length || s.dataset.dropped?.length ? [""] : []),
+  ];
+}
+
+/** Every merge-gate decision: the candidate, its held-out gain, the bar it had to clear, the outcome. */
+function gateTable(s: TreeState): string[] {
+  const root = s.nodes[s.order[0]!]!;
+  const gated = s.order.map((id) => s.nodes[id]!).filter((n) => n.gate !== null && n.id !== root.id);
+  const sign = signOf(s);
+  const rows = gated.map((n) => {
+    const parent = n.parent ? s.nodes[n.parent] : undefined;
+    const devVsRoot = n.dev && root.dev ? fmtSigned(sign * (n.dev.mean - root.dev.mean)) : "—";
+    const devVsParent = n.dev && parent?.dev ? fmtSigned(sign * (n.dev.mean - parent.dev.mean)) : "—";
+    const p = n.paired;
+    const heldGain = p ? fmtSigned(p.gain) : "—";
+    const bar = p ? `> ${Math.max(ACCEPT_EPS, Z_GATE * p.se).toFixed(4)}` : `> ${ACCEPT_EPS}`;
+    return `| ${n.id} | ${
+      mdInline(n.hypothesis?.text ?? "", { max: 120 })
+    } | ${devVsRoot} | ${devVsParent} | ` +
+      `${num(n.heldout)} | ${heldGain} | ${bar} | ${n.gate} |`;
+  });
+  return [
+    "## Merge-gate decisions",
+    "",
+    `The baseline ${root.id} was gated first (held-out ${num(root.heldout)}). "Dev gain vs root" is the ` +
+    `candidate's dev CV score minus the starting artifact's; "dev Δ vs parent" is minus its parent's. ` +
+    `"Held-out gain" is over the incumbent of its time on the same held-out rows; the bar is ACCEPT_EPS ` +
+    `(${ACCEPT_EPS}) and ${Z_GATE} standard errors of the paired bootstrap, whichever is larger.`,
+    "",
+    "| candidate | hypothesis | dev gain vs root | dev Δ vs parent | held-out | held-out gain vs incumbent | bar | decision |",
+    "|---|---|---|---|---|---|---|---|",
+    ...(rows.length ? rows : ["| — | no candidate reached the gate | | | | | | |"]),
+    "",
+  ];
 }
 
 export function renderTreeReport(s: TreeState, incidents: readonly Incident[] = []): string {
@@ -91,6 +268,8 @@ export function renderTreeReport(s: TreeState, incidents: readonly Incident[] = 
       gain(s, root.heldout, best.heldout)
     } | ${gain(s, root.test, best.test)} |`,
     "",
+    ...referenceTable(s),
+    ...gateTable(s),
     "## Admitted path",
     "",
     ...pathTo(s, best.id).map((n) =>
@@ -102,7 +281,7 @@ export function renderTreeReport(s: TreeState, incidents: readonly Incident[] = 
     "## Insights",
     "",
     ...s.order.map((id) => s.nodes[id]!).filter((n) => n.insight).map((n) =>
-      `- ${n.id} (${n.status}, dev gain ${devGain(s, n).toFixed(4)}): ${
+      `- ${n.id} (${n.status}, dev gain vs root ${fmtSigned(devGain(s, n))}; the Δ below is vs its parent): ${
         mdInline(n.insight!.sentence, { max: 500 })
       }`
     ),

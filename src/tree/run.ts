@@ -22,8 +22,10 @@ import { SlotPool } from "./server.ts";
 import { begin, drive, type Ideator, LIBRARY, type TreeWorld } from "./loop.ts";
 import { TOOLKIT_DIR } from "./sandbox.ts";
 import { foldEvents, initialState } from "./step.ts";
+import { writeSplitsFile } from "./splits_file.ts";
 import { TreeStore } from "./store.ts";
-import type { IdeatorKind, Search, TreeConfig, TreeEvent, TreeState } from "./types.ts";
+import type { GbdtParams } from "../tabular/mod.ts";
+import type { IdeatorKind, Search, StepFile, TreeConfig, TreeEvent, TreeState } from "./types.ts";
 
 export interface TreeRunOptions {
   runDir: string;
@@ -52,6 +54,8 @@ export interface TreeRunOptions {
    * (what the benchmark compares against).
    */
   slots?: boolean;
+  /** The starting artifact (`--start`); absent: the default. */
+  start?: { kind: "default" | "weak" | "file"; file?: string; model: Partial<GbdtParams>; steps: StepFile[] };
   /** Executors as Slurm jobs (`--runtime slurm`); absent: local children. */
   slurm?: SlurmClient | null;
 }
@@ -123,6 +127,7 @@ export async function startTree(o: TreeRunOptions): Promise<TreeOutcome> {
   const data = loadData(o.data, o.target, { seed: o.seed, metric: o.metric });
   Deno.mkdirSync(o.runDir, { recursive: true });
   writeDataFiles(o.runDir, data, o.seed);
+  writeSplitsFile(o.runDir, data, o.seed);
   const config: TreeConfig = {
     metric: data.task.metric,
     direction: METRICS[data.task.metric].direction === "higher" ? "maximize" : "minimize",
@@ -137,6 +142,16 @@ export async function startTree(o: TreeRunOptions): Promise<TreeOutcome> {
     observeMs: o.observeMs,
     wallMs: o.wallMs,
     toolkit: toolkitSpecifier(o.runDir),
+    ...(o.start && o.start.kind !== "default"
+      ? {
+        start: {
+          kind: o.start.kind,
+          ...(o.start.file ? { file: o.start.file } : {}),
+          model: o.start.model,
+          steps: o.start.steps,
+        },
+      }
+      : {}),
   };
   const state = initialState(config, data.info, `tree:${basename(o.data).replace(/\.csv$/i, "")}`);
   const store = TreeStore.create(`${o.runDir}/${TREE_FILES.db}`, { config: canonical(config), data: o.data });
@@ -190,6 +205,7 @@ export async function resumeTree(
       }
     }
     writeDataFiles(runDir, data, state.config.seed);
+    writeSplitsFile(runDir, data, state.config.seed);
     const journal = new ProcJournal(runDir);
     const since = journal.firstStart();
     await journal.stopLeftovers();

@@ -19,7 +19,7 @@ export const TOOLKIT_DIR = new URL("../tabular/", import.meta.url).pathname.repl
 export const HARNESS_DIR = new URL("./harness/", import.meta.url).pathname.replace(/\/$/, "");
 export const HARNESS = `${HARNESS_DIR}/harness.ts`;
 
-export type ChildMode = "execute" | "recompute" | "predict";
+export type ChildMode = "execute" | "recompute" | "predict" | "refit";
 
 export interface SandboxContext {
   runDir: string;

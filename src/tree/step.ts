@@ -34,6 +34,7 @@ import type { PairedGain } from "./paired.ts";
 import { chooseParent, devGain, signOf } from "./select.ts";
 import type {
   DatasetInfo,
+  FinalReferences,
   Hypothesis,
   StepOutput,
   TreeConfig,
@@ -98,6 +99,9 @@ function newNode(
 /** The state before anything ran: the starting artifact (no steps, default model) is dispatched. */
 export function initialState(config: TreeConfig, dataset: DatasetInfo, scenario: string): TreeState {
   const root = newNode("n0", null, 0, null);
+  if (config.start) {
+    root.artifact = { steps: config.start.steps.map((x) => x.path), model: { ...config.start.model } };
+  }
   mark(root, "running");
   root.attempt = 1;
   return {
@@ -393,7 +397,44 @@ function onVerdict(s: TreeState, ev: Extract<TreeEvent, { e: "verdict" }>): void
     return;
   }
   s.final = { start: root.test, best: best.test, problem: ev.problem };
+  if (ev.references) {
+    s.final.references = ev.references;
+    s.final.flags = flagsOf(s, best.test, ev.references);
+  }
   s.verdict = best.id !== root.id ? "RESEARCH ANSWERED" : "NEGATIVE RESULT";
+}
+
+/**
+ * What the reader must know about the result on the final test: the admitted result (refit when it was,
+ * else fit on dev) not beating the trivial baseline, or falling below the toolkit's strong default.
+ */
+export function flagsOf(s: TreeState, devOnly: number | null, refs: FinalReferences): string[] {
+  const m = s.config.metric;
+  const admitted = refs.refit?.score ?? devOnly;
+  const which = refs.refit?.score !== undefined && refs.refit?.score !== null ? "refit" : "dev-only fit";
+  if (admitted === null) return [];
+  const out: string[] = [];
+  const sign = signOf(s);
+  const f = (x: number) => x.toFixed(4);
+  const trivial = refs.trivial.score;
+  if (trivial !== null && sign * (admitted - trivial) <= 0) {
+    out.push(
+      `BELOW TRIVIAL: the admitted result (${which}, ${m} ${
+        f(admitted)
+      }) does not beat the trivial baseline ` +
+        `(${f(trivial)}) on the final test`,
+    );
+  } else if (m === "r2" && admitted < 0) {
+    out.push(`BELOW TRIVIAL: the admitted result (${which}) has R² ${f(admitted)} < 0 on the final test`);
+  }
+  const strong = refs.strong_default.score;
+  if (strong !== null && sign * (admitted - strong) < 0) {
+    out.push(
+      `BELOW STRONG DEFAULT: the admitted result (${which}, ${m} ${f(admitted)}) falls below the toolkit's ` +
+        `strong default (${f(strong)}) on the final test`,
+    );
+  }
+  return out;
 }
 
 /** One step: folds `event` into a copy of `state`; the input is never changed. */

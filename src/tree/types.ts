@@ -152,6 +152,8 @@ export interface DatasetInfo {
   columns: ColumnInfo[];
   data_hash: string;
   split_hash: string;
+  /** Columns left out before anything ran (an id-like column: unique per row), and why. */
+  dropped?: { column: string; reason: string }[];
 }
 
 export interface TreeConfig {
@@ -172,6 +174,8 @@ export interface TreeConfig {
   wallMs: number;
   /** The tabular toolkit's mod.ts, relative to a node's steps/ directory (what step modules import). */
   toolkit: string;
+  /** The starting artifact when it is not the default (`--start weak` or an artifact file). */
+  start?: { kind: "weak" | "file"; file?: string; model: Partial<GbdtParams>; steps: StepFile[] };
 }
 
 /** One point of the dashboard's chart, after each cycle (gains over the starting artifact). */
@@ -212,7 +216,22 @@ export interface TreeState {
   history: CyclePoint[];
   incidents: number;
   verdict: Verdict | null;
-  final: { start: number | null; best: number | null; problem: string | null } | null;
+  final: {
+    start: number | null;
+    best: number | null;
+    problem: string | null;
+    /** The references scored on the final test (absent in runs from before they were). */
+    references?: FinalReferences;
+    /** What the reader must know about the result (below the trivial baseline, below the strong default). */
+    flags?: string[];
+  } | null;
+}
+
+/** Final-test scores fit on dev + held-out: the admitted artifact refit, the strong default, the trivial. */
+export interface FinalReferences {
+  refit: { node: TreeNodeId; score: number | null; problem: string | null } | null;
+  strong_default: { score: number | null; problem: string | null };
+  trivial: { score: number | null };
 }
 
 /** Something a sandbox layer saw the code try outside its lane. */
@@ -275,6 +294,7 @@ export type TreeEvent =
     e: "verdict";
     scores: { node: TreeNodeId; score: number | null }[];
     problem: string | null;
+    references?: FinalReferences;
   };
 
 /** What one step produced besides the new state: incidents to record. */

@@ -39,9 +39,11 @@
 import {
   allRows,
   type ColumnKind,
+  encodeState,
   type FeatureTransform,
   fitPipeline,
   fitPipelineOn,
+  type FittedPipeline,
   fromRows,
   guardTransform,
   inferSchema,
@@ -71,7 +73,7 @@ import { loadSteps } from "./steps.ts";
 /** This process's workers for untrusted step code (a slot keeps spares between jobs). */
 const pool = new WorkerPool();
 
-type Mode = "execute" | "recompute" | "predict";
+type Mode = "execute" | "recompute" | "predict" | "refit";
 
 interface TaskFile {
   target: string;
@@ -206,10 +208,10 @@ async function job(
     string | undefined,
     string | undefined,
   ];
-  if (!["execute", "recompute", "predict"].includes(mode) || !taskPath || !devPath || !scope) {
+  if (!["execute", "recompute", "predict", "refit"].includes(mode) || !taskPath || !devPath || !scope) {
     fail(
       2,
-      "usage: harness.ts execute|recompute|predict <task.json> <dev.csv> <scope> <node> [<features.csv>]",
+      "usage: harness.ts execute|recompute|predict|refit <task.json> <dev.csv> <scope> <node> [<features.csv>]",
       null,
       null,
     );
@@ -274,7 +276,8 @@ async function job(
     );
   }
   let features: Table | null = null;
-  if (mode === "predict") {
+  const predicting = mode === "predict" || mode === "refit";
+  if (predicting) {
     if (!featuresPath) fail(2, "Cannot predict: no features file given", null, nonce);
     const { [task.target]: _, ...featureKinds } = task.kinds;
     features = cachedTable(featuresPath!, featureKinds);
@@ -285,6 +288,8 @@ async function job(
     : splits.folds.map((f) => ({ train: f.train, other: table, rows: f.valid }));
   if (modules.length) pool.want(fits.length);
   const model = { ...manifest.model, seed: task.seed };
+  /** The last fit's pipeline (a refit prints it: the saved model); its steps' state only when they ran here. */
+  let fitted: FittedPipeline | null = null;
   /** When fitting ran (the model here, the artifact's steps in their workers): the job's fit_ms. */
   const spans: [number, number][] = [];
   const runs: StepsRun[] = [];
@@ -306,7 +311,8 @@ async function job(
       if (!modules.length) {
         const spec: PipelineSpec = { target, transform: inRealm, model };
         const p0 = clock();
-        const pred = predictPipeline(fitPipeline(table, f.train, spec), f.other, f.rows, spec);
+        fitted = fitPipeline(table, f.train, spec);
+        const pred = predictPipeline(fitted, f.other, f.rows, spec);
         spans.push([p0, clock()]);
         return pred;
       }
@@ -319,7 +325,8 @@ async function job(
       const evaluated = fromRows(rowsOf(r.other, f.rows.length, "transform"), schema);
       const spec: PipelineSpec = { target, transform: null, model };
       const p0 = clock();
-      const pred = predictTable(fitPipelineOn(fromRows(trained, schema), f.train, spec), evaluated);
+      fitted = fitPipelineOn(fromRows(trained, schema), f.train, spec);
+      const pred = predictTable(fitted, evaluated);
       spans.push([p0, clock()]);
       return pred;
     } catch (e) {
@@ -329,12 +336,22 @@ async function job(
       throw e;
     }
   };
-  if (mode === "predict") {
+  if (predicting) {
     const pred = await fitPredict(0);
     const fitMs = covered(spans);
-    stdout(
-      enc.encode(`${nonce} ${JSON.stringify({ k: pred.k, values: finite(pred.values), fit_ms: fitMs })}\n`),
-    );
+    const out: Record<string, unknown> = { k: pred.k, values: finite(pred.values), fit_ms: fitMs };
+    // A refit also hands back what it fit, to be saved as the run's model; steps that ran in a worker kept
+    // their state there, so only the library's (run here) come with theirs.
+    const f = fitted as FittedPipeline | null;
+    if (mode === "refit" && f) {
+      out.model = {
+        steps_state: inRealm ? encodeState(f.state) : null,
+        schema: f.schema,
+        encoding: f.encoding,
+        gbdt: f.model,
+      };
+    }
+    stdout(enc.encode(`${nonce} ${JSON.stringify(out)}\n`));
     return;
   }
   const foldPreds: number[][] = [];

@@ -1,0 +1,144 @@
+/**
+ * The run's final model on disk (`model/`): the admitted artifact refit on dev + held-out, as plain files a
+ * reader without Arrow can open — `model.json` (the manifest: format, input columns and kinds, target, task,
+ * classes, metric, steps), `gbdt.json` (the boosted trees), `encoding.json` (the column encoders),
+ * `steps_state.json` (the fitted state of the library's steps) and `artifact/` (artifact.json and the step
+ * modules, at a scope's depth so their toolkit import resolves as it did in the run).
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { canonicalPretty } from "../model/json.ts";
+import type { TreeData } from "./data.ts";
+import { libraryWrote } from "./library.ts";
+import type { RefitRun } from "./refit.ts";
+import type { TreeNode, TreeState } from "./types.ts";
+
+export const MODEL_FORMAT = "arrow-tree-model/1";
+
+export interface ModelManifest {
+  format: typeof MODEL_FORMAT;
+  node: string;
+  target: string;
+  task: string;
+  classes: string[];
+  metric: string;
+  seed: number;
+  /** The columns a CSV to predict must have, with the kinds they are read as (the target is not one). */
+  columns: { name: string; kind: string }[];
+  /** Columns of the training CSV left out as row identifiers (not features; copied to predictions). */
+  id_columns: string[];
+  fit_on: "dev+heldout";
+  fit_rows: number;
+  final_test: number | null;
+  /** The artifact's steps in order: file (under model/), content hash, and whether Arrow's library wrote it. */
+  steps: { path: string; sha256: string; library: boolean }[];
+  model_params: Record<string, number>;
+  /** The columns the steps produce (what the encoders read); null without steps. */
+  steps_output: { name: string; kind: string }[] | null;
+  files: { gbdt: string; encoding: string; steps_state: string | null };
+  /** How `arrow tree predict` runs it. */
+  predict: "in-process" | "unavailable";
+  predict_note: string;
+}
+
+export const modelDir = (runDir: string) => `${runDir}/model`;
+
+const sha256 = (t: string) => createHash("sha256").update(t).digest("hex");
+
+function pathTo(s: TreeState, id: string): TreeNode[] {
+  const out: TreeNode[] = [];
+  for (let at: TreeNode | undefined = s.nodes[id]; at; at = at.parent ? s.nodes[at.parent] : undefined) {
+    out.unshift(at);
+  }
+  return out;
+}
+
+/** Whether every step on node `id`'s path is one Arrow's library wrote (checked against its templates). */
+export function allLibrary(s: TreeState, id: string): boolean {
+  return pathTo(s, id).every((n) => !n.hypothesis?.step || libraryWrote(s, n.hypothesis));
+}
+
+/** Writes `model/` for node `node`'s refit (replacing any earlier one); returns the manifest. */
+export function writeModel(
+  runDir: string,
+  s: TreeState,
+  data: TreeData,
+  node: string,
+  refit: RefitRun,
+  finalTest: number | null,
+): ModelManifest | null {
+  const m = refit.model;
+  if (!m) return null;
+  const dir = modelDir(runDir);
+  try {
+    Deno.removeSync(dir, { recursive: true });
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  }
+  return write(dir, s, data, node, refit, finalTest);
+}
+
+function write(
+  dir: string,
+  s: TreeState,
+  data: TreeData,
+  node: string,
+  refit: RefitRun,
+  finalTest: number | null,
+): ModelManifest {
+  const m = refit.model!;
+  const n = s.nodes[node]!;
+  Deno.mkdirSync(`${dir}/artifact/steps`, { recursive: true });
+  Deno.copyFileSync(`${refit.scope}/artifact.json`, `${dir}/artifact/artifact.json`);
+  const library = allLibrary(s, node);
+  const libraryHashes = new Set(
+    pathTo(s, node).flatMap((x) =>
+      x.hypothesis?.step && libraryWrote(s, x.hypothesis) ? [sha256(x.hypothesis.step.source)] : []
+    ),
+  );
+  const steps = n.artifact.steps.map((p) => {
+    const text = Deno.readTextFileSync(`${refit.scope}/${p}`);
+    Deno.writeTextFileSync(`${dir}/artifact/${p}`, text);
+    const h = sha256(text);
+    return { path: `artifact/${p}`, sha256: h, library: libraryHashes.has(h) };
+  });
+  const { task, table } = data;
+  const predictable = library && (steps.length === 0 || m.steps_state !== null);
+  const manifest: ModelManifest = {
+    format: MODEL_FORMAT,
+    node,
+    target: task.target.name,
+    task: task.target.task,
+    classes: task.target.classes,
+    metric: task.metric,
+    seed: s.config.seed,
+    columns: table.columns.filter((c) => c.name !== task.target.name).map((c) => ({
+      name: c.name,
+      kind: c.kind,
+    })),
+    id_columns: data.info.dropped?.map((d) => d.column) ?? [],
+    fit_on: "dev+heldout",
+    fit_rows: task.splits.dev.length + task.splits.heldout.length,
+    final_test: finalTest,
+    steps,
+    model_params: n.artifact.model as Record<string, number>,
+    steps_output: m.schema?.columns ?? null,
+    files: {
+      gbdt: "gbdt.json",
+      encoding: "encoding.json",
+      steps_state: steps.length ? "steps_state.json" : null,
+    },
+    predict: predictable ? "in-process" : "unavailable",
+    predict_note: predictable
+      ? "every step is Arrow's library code (content-checked against its templates), so arrow tree predict " +
+        "runs the steps, the encoders and the trees in its own process"
+      : "a step is not the library's: its fitted state stayed in the sandboxed worker that fit it, so this " +
+        "model cannot predict outside a run",
+  };
+  Deno.writeTextFileSync(`${dir}/gbdt.json`, JSON.stringify(m.gbdt) + "\n");
+  Deno.writeTextFileSync(`${dir}/encoding.json`, canonicalPretty(m.encoding));
+  if (steps.length) Deno.writeTextFileSync(`${dir}/steps_state.json`, JSON.stringify(m.steps_state) + "\n");
+  Deno.writeTextFileSync(`${dir}/model.json`, canonicalPretty(manifest));
+  return manifest;
+}

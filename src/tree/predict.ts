@@ -1,0 +1,210 @@
+/**
+ * Predictions from a run's saved model (`model/`, model_dir.ts) for a new CSV: the columns the model was fit
+ * on read with the kinds it was fit with, the library's steps run with their saved state, then the saved
+ * encoders and trees. It runs in this process because it only ever runs Arrow's own code: a model whose
+ * every step is the library's (re-checked here against the library's templates through the run's state,
+ * and by content hash against the files) — the encoders and the GBDT are the toolkit's. A model with any
+ * other step is refused (its fitted state never left the sandboxed worker that fit it).
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import {
+  allRows,
+  applyEncoding,
+  cellValue,
+  checkedRows,
+  type ColumnKind,
+  decodeState,
+  type Encoding,
+  type FeatureTransform,
+  fromRows,
+  guardTransform,
+  parseCsvText,
+  parseGbdtModel,
+  predictGbdt,
+  type Prediction,
+  readTable,
+  type Schema,
+  type Table,
+  toRows,
+} from "../tabular/mod.ts";
+import { argmaxRow } from "../tabular/metrics.ts";
+import { libraryWrote } from "./library.ts";
+import { MODEL_FORMAT, modelDir, type ModelManifest } from "./model_dir.ts";
+import type { TreeNode, TreeState } from "./types.ts";
+
+/** A model or an input that cannot be used: the message says which file and why. */
+export class PredictError extends Error {
+  override name = "PredictError";
+}
+
+export interface Predicted {
+  csv: string;
+  rows: number;
+  /** Input columns the model does not use (ignored). */
+  ignored: string[];
+  columns: string[];
+}
+
+const sha256 = (t: string) => createHash("sha256").update(t).digest("hex");
+
+function readJson(path: string, what: string): unknown {
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(path);
+  } catch (e) {
+    throw new PredictError(
+      e instanceof Deno.errors.NotFound ? `${path}: no ${what} (${whyMissing})` : `${path}: ${String(e)}`,
+    );
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new PredictError(`${path}: Cannot read the ${what}: ${(e as Error).message}`);
+  }
+}
+
+const whyMissing = "the run did not reach its final test, or its refit failed; see its report/report.md";
+
+/** The manifest, checked for what prediction needs. */
+export function readManifest(runDir: string): ModelManifest {
+  const path = `${modelDir(runDir)}/model.json`;
+  const m = readJson(path, "model manifest") as ModelManifest;
+  if (m?.format !== MODEL_FORMAT) throw new PredictError(`${path}: format is not "${MODEL_FORMAT}"`);
+  if (!Array.isArray(m.columns) || !Array.isArray(m.steps)) {
+    throw new PredictError(`${path}: columns or steps is not a list`);
+  }
+  return m;
+}
+
+function pathTo(s: TreeState, id: string): TreeNode[] {
+  const out: TreeNode[] = [];
+  for (let at: TreeNode | undefined = s.nodes[id]; at; at = at.parent ? s.nodes[at.parent] : undefined) {
+    out.unshift(at);
+  }
+  return out;
+}
+
+/** Every step file of the model is, byte for byte, one the library wrote for this run (or refusal). */
+function checkTrusted(runDir: string, m: ModelManifest): void {
+  if (m.predict !== "in-process") {
+    throw new PredictError(`${runDir}: this model cannot predict: ${m.predict_note}`);
+  }
+  if (m.steps.length === 0) return;
+  const s = readJson(`${runDir}/state.json`, "run state") as TreeState;
+  if (!s?.nodes?.[m.node]) throw new PredictError(`${runDir}/state.json: no node ${m.node}`);
+  const sources = new Map<string, string>();
+  for (const n of pathTo(s, m.node)) {
+    const h = n.hypothesis;
+    if (!h?.step) continue;
+    if (!libraryWrote(s, h)) {
+      throw new PredictError(`${runDir}: step ${h.step.path} is not the library's, so it cannot run here`);
+    }
+    sources.set(`artifact/${h.step.path}`, h.step.source);
+  }
+  for (const st of m.steps) {
+    let text: string;
+    try {
+      text = Deno.readTextFileSync(`${modelDir(runDir)}/${st.path}`);
+    } catch (e) {
+      throw new PredictError(`${modelDir(runDir)}/${st.path}: ${String(e)}`);
+    }
+    if (sources.get(st.path) !== text || sha256(text) !== st.sha256) {
+      throw new PredictError(
+        `${modelDir(runDir)}/${st.path}: changed since the run wrote it; refusing to run it`,
+      );
+    }
+  }
+}
+
+function csvCell(v: string): string {
+  return /[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v;
+}
+
+/** Reads `file` for the model: missing columns are named (an error), extra ones returned (ignored). */
+function readInput(file: string, m: ModelManifest): { table: Table; ignored: string[]; ids: string[] } {
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(Deno.readFileSync(file));
+  } catch (e) {
+    const why = e instanceof Deno.errors.NotFound
+      ? "no such file"
+      : e instanceof TypeError
+      ? "it is not valid UTF-8 text"
+      : String(e);
+    throw new PredictError(`${file}: Cannot read the CSV: ${why}`);
+  }
+  const header = parseCsvText(text, file).header;
+  const want = new Set(m.columns.map((c) => c.name));
+  const missing = m.columns.map((c) => c.name).filter((n) => !header.includes(n));
+  if (missing.length) {
+    throw new PredictError(
+      `${file}:1: the model needs column${missing.length > 1 ? "s" : ""} ${
+        missing.map((n) => JSON.stringify(n)).join(", ")
+      }, which the header lacks`,
+    );
+  }
+  const ids = m.id_columns.filter((c) => header.includes(c));
+  const ignored = header.filter((h) => !want.has(h) && !ids.includes(h));
+  const types: Record<string, ColumnKind> = {};
+  for (const c of m.columns) types[c.name] = c.kind as ColumnKind;
+  for (const c of ids) types[c] = "text";
+  return { table: readTable(text, file, { types }), ignored, ids };
+}
+
+/**
+ * Imports an artifact directory's steps (artifact.json, steps/) chained into one transform: the harness'
+ * composer, handed in by the command line (this room does not import the harness' modules).
+ */
+export type LoadSteps = (artifactDir: string, target: string) => Promise<FeatureTransform<unknown[]>>;
+
+/** Predictions of the run's model for every row of `file`, as CSV text. */
+export async function predictFile(runDir: string, file: string, loadSteps: LoadSteps): Promise<Predicted> {
+  const m = readManifest(runDir);
+  checkTrusted(runDir, m);
+  const dir = modelDir(runDir);
+  const { table: input, ignored, ids } = readInput(file, m);
+  const table: Table = {
+    nRows: input.nRows,
+    columns: m.columns.map((c) => input.columns.find((x) => x.name === c.name)!),
+  };
+  let evalTable = table;
+  if (m.steps.length) {
+    const transform = await loadSteps(`${dir}/artifact`, m.target);
+    const state = decodeState(readJson(`${dir}/steps_state.json`, "steps' state"));
+    const rows = checkedRows(
+      guardTransform(
+        "transform",
+        () => transform.transform(state as unknown[], toRows(table, allRows(table))),
+      ),
+      table.nRows,
+      "transform",
+    );
+    evalTable = fromRows(rows, { columns: m.steps_output ?? [] } as Schema);
+  }
+  const encoding = readJson(`${dir}/encoding.json`, "encoding") as Encoding;
+  const gbdt = parseGbdtModel(readJson(`${dir}/gbdt.json`, "GBDT model"));
+  const pred = predictGbdt(gbdt, applyEncoding(encoding, evalTable, allRows(evalTable)));
+  return { csv: toCsv(m, input, ids, pred), rows: input.nRows, ignored, columns: header(m, ids) };
+}
+
+function header(m: ModelManifest, ids: string[]): string[] {
+  return ["row", ...ids, "prediction", ...(m.task === "regression" ? [] : m.classes.map((c) => `p_${c}`))];
+}
+
+function toCsv(m: ModelManifest, input: Table, ids: string[], pred: Prediction): string {
+  const idCols = ids.map((n) => input.columns.find((c) => c.name === n)!);
+  const lines = [header(m, ids).map(csvCell).join(",")];
+  for (let i = 0; i < input.nRows; i++) {
+    const cells = [String(i), ...idCols.map((c) => String(cellValue(c, i) ?? ""))];
+    if (m.task === "regression") cells.push(String(pred.values[i]));
+    else {
+      cells.push(m.classes[argmaxRow(pred, i)]!);
+      if (pred.k === 1) cells.push(String(1 - pred.values[i]!), String(pred.values[i]));
+      else for (let c = 0; c < pred.k; c++) cells.push(String(pred.values[i * pred.k + c]));
+    }
+    lines.push(cells.map(csvCell).join(","));
+  }
+  return lines.join("\n") + "\n";
+}
