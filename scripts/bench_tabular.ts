@@ -2,10 +2,12 @@
  * GBDT benchmark (`deno task bench:tabular`): on the same seeded splits and the same encoded matrices, the
  * toolkit's GBDT against scikit-learn's GradientBoosting and XGBoost (`tree_method=hist`) with the same
  * stages, depth and learning rate — test accuracy and AUC (or r2 and rmse) and fit time. Goals (issue 12):
- * within 0.01 of sklearn and at least as fast; within 0.01 of XGBoost and within 3× its time.
+ * within 0.01 of sklearn and at least as fast; within 0.01 of XGBoost and within 3× its time. A second table
+ * sets the toolkit's linear model (ridge / L2 logistic, `--alpha`) beside the GBDT and beside scikit-learn's
+ * Ridge / LogisticRegression(C = 1/alpha) on the same standardised inputs.
  *
  * `deno run -A scripts/bench_tabular.ts [--data dist/datasets] [--seeds 3] [--stages 100] [--depth 3]
- * [--lr 0.1] [--repeats 3] [--threads 1] [--synthetic 100000] [--json FILE] [name …]` — run
+ * [--lr 0.1] [--alpha 1] [--repeats 3] [--threads 1] [--synthetic 100000] [--json FILE] [name …]` — run
  * scripts/datasets/prepare.ts first. `--synthetic N` adds a seeded N-row timing probe (0 = off), run with one seed.
  *
  * @module
@@ -16,6 +18,7 @@ import {
   applyEncodingToTrain,
   fitEncoding,
   fitGbdt,
+  fitLinear,
   makeSplits,
   makeTarget,
   type Matrix,
@@ -23,6 +26,7 @@ import {
   mulberry32,
   predictGbdt,
   type Prediction,
+  predictLinear,
   readCsvFile,
   score,
   type Task,
@@ -36,6 +40,7 @@ const { values: opt, positionals } = parseArgs({
     stages: { type: "string", default: "100" },
     depth: { type: "string", default: "3" },
     lr: { type: "string", default: "0.1" },
+    alpha: { type: "string", default: "1" },
     repeats: { type: "string", default: "3" },
     threads: { type: "string", default: "1" },
     json: { type: "string", default: "dist/bench_tabular.json" },
@@ -132,6 +137,8 @@ interface Result {
   ours: Scores[];
   sklearn: Scores[];
   xgboost: Scores[];
+  linear: Scores[];
+  skLinear: Scores[];
 }
 
 const results: Result[] = [];
@@ -150,6 +157,8 @@ for (const d of index) {
     ours: [],
     sklearn: [],
     xgboost: [],
+    linear: [],
+    skLinear: [],
   };
   for (let seed = 0; seed < Math.min(seeds, d.seeds ?? seeds); seed++) {
     const splits = makeSplits(target, { seed, folds: 2, heldoutFraction: 0, testFraction: 0.3 });
@@ -173,6 +182,14 @@ for (const d of index) {
       fitMs,
     });
     res.ours.push(scoreOf(predictGbdt(model, Xte), best));
+    const alpha = num(opt.alpha);
+    let lin = fitLinear(Xtr, ytr, target.task, target.classes, { alpha }), linBest = Infinity;
+    for (let r = 0; r < repeats; r++) {
+      const t = performance.now();
+      lin = fitLinear(Xtr, ytr, target.task, target.classes, { alpha });
+      linBest = Math.min(linBest, performance.now() - t);
+    }
+    res.linear.push(scoreOf(predictLinear(lin, Xte), linBest));
     if (!refOk) continue;
     const dir = Deno.makeTempDirSync({ prefix: "bench_tabular_" });
     try {
@@ -186,6 +203,7 @@ for (const d of index) {
         learning_rate: lr,
         repeats,
         threads: num(opt.threads),
+        alpha: num(opt.alpha),
       };
       Deno.writeTextFileSync(`${dir}/config.json`, JSON.stringify(cfg));
       const script = new URL("./bench/gbm_ref.py", import.meta.url).pathname;
@@ -197,6 +215,7 @@ for (const d of index) {
       for (const lib of ["sklearn", "xgboost"] as const) {
         res[lib].push(scoreOf(readPred(ref[lib].pred, target.task, k), ref[lib].fit_s * 1000));
       }
+      res.skLinear.push(scoreOf(readPred(ref.linear.pred, target.task, k), ref.linear.fit_s * 1000));
     } finally {
       Deno.removeSync(dir, { recursive: true });
     }
@@ -240,6 +259,24 @@ for (const r of results) {
     } | ${f4(m(xg, "main"))} | ${r.metrics[1]} | ${f4(m(o, "second"))} | ${f4(m(sk, "second"))} | ${
       f4(m(xg, "second"))
     } | ${ms(m(o, "fitMs"))} | ${ms(m(sk, "fitMs"))} | ${ms(m(xg, "fitMs"))} | ${goals.join("; ")} |`,
+  );
+}
+console.log(
+  `\nLinear model (alpha ${opt.alpha}) beside the GBDT above and scikit-learn's Ridge / LogisticRegression(C = 1/alpha)\n`,
+);
+console.log(
+  "| dataset | metric | linear | GBDT | sklearn linear | linear − GBDT | 2nd metric | linear | sklearn linear | fit ms linear | sklearn linear |",
+);
+console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+for (const r of results) {
+  const m = (s: Scores[], k: keyof Scores) => (s.length ? mean(s.map((x) => x[k])) : NaN);
+  const [l, o, sl] = [r.linear, r.ours, r.skLinear];
+  console.log(
+    `| ${r.name} | ${r.metrics[0]} | ${f4(m(l, "main"))} | ${f4(m(o, "main"))} | ${f4(m(sl, "main"))} | ${
+      f4(m(l, "main") - m(o, "main"))
+    } | ${r.metrics[1]} | ${f4(m(l, "second"))} | ${f4(m(sl, "second"))} | ${ms(m(l, "fitMs"))} | ${
+      ms(m(sl, "fitMs"))
+    } |`,
   );
 }
 if (opt.json) {

@@ -47,8 +47,33 @@ def main():
         xg = lambda: xgb.XGBClassifier(**params)
     out["xgboost"] = fit_predict(xg, Xtr, ytr.astype(int) if task != "regression" else ytr, Xte, task, reps,
                                  f"{d}/pred_xgboost.csv")
+    if cfg.get("alpha") is not None:
+        out["linear"] = linear(Xtr, ytr, Xte, task, cfg["alpha"], reps, f"{d}/pred_linear.csv")
     out["versions"] = {"sklearn": __import__("sklearn").__version__, "xgboost": xgb.__version__}
     print(json.dumps(out))
+
+
+def linear(Xtr, ytr, Xte, task, alpha, reps, path):
+    """Ridge / LogisticRegression(C = 1/alpha) on the inputs Arrow's linear model builds: standardised with
+    the training mean and population deviation, missing → 0, plus a 0/1 indicator per column with missing
+    training values."""
+    from sklearn.linear_model import LogisticRegression, Ridge
+
+    mean = np.nan_to_num(np.nanmean(Xtr, axis=0))
+    sd = np.nan_to_num(np.nanstd(Xtr, axis=0))
+    sd = np.where(sd > 1e-12, sd, 1.0)
+    has = np.isnan(Xtr).any(axis=0)
+
+    def inputs(X):
+        z = np.where(np.isnan(X), 0.0, (X - mean) / sd)
+        return np.hstack([z, np.isnan(X[:, has]).astype(np.float64)])
+
+    if task == "regression":
+        make = lambda: Ridge(alpha=alpha)
+    else:
+        make = lambda: LogisticRegression(C=1.0 / alpha, max_iter=10000, tol=1e-10)
+    y = ytr if task == "regression" else ytr.astype(int)
+    return fit_predict(make, inputs(Xtr), y, inputs(Xte), task, reps, path)
 
 
 def fit_predict(make, Xtr, ytr, Xte, task, reps, path):

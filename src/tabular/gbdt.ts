@@ -4,45 +4,25 @@
  * g = p − y, h = p(1 − p)) and softmax (multiclass, K trees per stage on g_k = p_k − [y = k],
  * h_k = p_k(1 − p_k), starts at the log class priors). Bins are fit on the training rows (gbdt_bins.ts); each
  * stage optionally draws a seeded subsample without replacement (mulberry32); missing values follow the
- * default direction learned at each split. Same data, parameters and seed → the same model, byte for byte.
+ * default direction learned at each split. Optionally a seeded share of features is drawn per tree
+ * (`colsample`), and a seeded, class-stratified share of the training rows is held aside (`validationFraction`)
+ * to measure the loss after every stage: with `earlyStoppingRounds` the fit stops once that loss has not
+ * improved for so many stages and keeps the best stage count (recorded in the model's `validation`). Same
+ * data, parameters and seed → the same model, byte for byte.
  *
  * @module
  */
 import type { Matrix } from "./encode.ts";
-import { binRows, fitEdges } from "./gbdt_bins.ts";
+import { type Binned, binRows, fitEdges } from "./gbdt_bins.ts";
+import { holdOut, matrixRows } from "./gbdt_holdout.ts";
+import { gradients, initialScores, meanLoss, softmax } from "./gbdt_loss.ts";
+import { type GbdtParams, gbdtParams } from "./gbdt_params.ts";
 import { type BinTree, growTree, predictBinned } from "./gbdt_tree.ts";
 import type { Prediction } from "./metrics.ts";
 import { mulberry32, subSeed } from "./prng.ts";
 import type { Task } from "./target.ts";
 
-export interface GbdtParams {
-  /** Boosting stages (multiclass grows K trees per stage). */
-  stages: number;
-  learningRate: number;
-  maxDepth: number;
-  minSamplesLeaf: number;
-  /** Share of rows drawn (without replacement) for each stage, in (0, 1]. */
-  subsample: number;
-  /** L2 penalty λ on leaf values. */
-  l2: number;
-  /** Smallest hessian sum per child. */
-  minChildWeight: number;
-  /** Histogram bins per feature, 2–255. */
-  maxBins: number;
-  seed: number;
-}
-
-export const DEFAULT_GBDT: Readonly<GbdtParams> = {
-  stages: 100,
-  learningRate: 0.1,
-  maxDepth: 3,
-  minSamplesLeaf: 1,
-  subsample: 1,
-  l2: 1,
-  minChildWeight: 1e-3,
-  maxBins: 255,
-  seed: 0,
-};
+export { DEFAULT_GBDT, type GbdtParams, gbdtParams } from "./gbdt_params.ts";
 
 /** A tree in model JSON: `feature` −1 marks a leaf; go left when x ≤ threshold, or by `missingLeft` on NaN. */
 export interface TreeJson {
@@ -64,26 +44,21 @@ export interface GbdtModel {
   /** Stage-major: tree t adds to output t mod K. */
   trees: TreeJson[];
   params: GbdtParams;
+  /** Present when rows were held aside: how many, the stages grown and kept, and the kept model's loss. */
+  validation?: GbdtValidation;
 }
 
-/** Checks parameters, filling defaults, with "Cannot …" messages naming the bad value. */
-export function gbdtParams(p: Partial<GbdtParams> = {}): GbdtParams {
-  const q = { ...DEFAULT_GBDT, ...p };
-  const check = (ok: boolean, name: string, want: string) => {
-    if (!ok) {
-      throw new RangeError(`Cannot use GBDT ${name} ${JSON.stringify(q[name as keyof GbdtParams])}: ${want}`);
-    }
-  };
-  check(Number.isInteger(q.stages) && q.stages >= 1 && q.stages <= 100_000, "stages", "an integer 1–100000");
-  check(q.learningRate > 0 && q.learningRate <= 10, "learningRate", "a number in (0, 10]");
-  check(Number.isInteger(q.maxDepth) && q.maxDepth >= 1 && q.maxDepth <= 20, "maxDepth", "an integer 1–20");
-  check(Number.isInteger(q.minSamplesLeaf) && q.minSamplesLeaf >= 1, "minSamplesLeaf", "an integer ≥ 1");
-  check(q.subsample > 0 && q.subsample <= 1, "subsample", "a number in (0, 1]");
-  check(q.l2 >= 0 && Number.isFinite(q.l2), "l2", "a finite number ≥ 0");
-  check(q.minChildWeight >= 0 && Number.isFinite(q.minChildWeight), "minChildWeight", "a finite number ≥ 0");
-  check(Number.isInteger(q.maxBins) && q.maxBins >= 2 && q.maxBins <= 255, "maxBins", "an integer 2–255");
-  check(Number.isInteger(q.seed), "seed", "an integer");
-  return q;
+export interface GbdtValidation {
+  rows: number;
+  stagesRun: number;
+  stagesUsed: number;
+  /** Mean loss on the held-aside rows (squared error or log-loss) after `stagesUsed` stages. */
+  loss: number;
+}
+
+interface Held {
+  X: Matrix;
+  y: Float64Array;
 }
 
 /** Fits a model on the rows of X with labels y (values, or class indices 0..K−1). */
@@ -97,23 +72,55 @@ export function fitGbdt(
   const q = gbdtParams(params);
   const n = X.nRows;
   if (y.length !== n || n === 0) throw new RangeError(`Cannot fit a GBDT: ${n} rows but ${y.length} labels`);
+  const fraction = q.validationFraction ?? 0;
+  if (fraction === 0) return boost(X, y, task, classes, q, null);
+  const { train, valid } = holdOut(y, task, fraction, q.seed);
+  if (valid.length === 0) {
+    throw new RangeError(
+      `Cannot use GBDT validationFraction ${fraction}: it holds none of ${n} training rows aside`,
+    );
+  }
+  const pick = (rows: Int32Array) => Float64Array.from(rows, (r) => y[r]!);
+  return boost(matrixRows(X, train), pick(train), task, classes, q, {
+    X: matrixRows(X, valid),
+    y: pick(valid),
+  });
+}
+
+function boost(
+  X: Matrix,
+  y: ArrayLike<number>,
+  task: Task,
+  classes: readonly string[],
+  q: GbdtParams,
+  held: Held | null,
+): GbdtModel {
+  const n = X.nRows;
   const K = task === "multiclass" ? classes.length : 1;
   const edges = fitEdges(X, q.maxBins);
   const data = binRows(X, edges);
   const init = initialScores(task, y, K);
   const F = new Float64Array(n * K);
   for (let i = 0; i < n; i++) for (let k = 0; k < K; k++) F[i * K + k] = init[k]!;
-  const grad = Array.from({ length: K }, () => new Float64Array(n));
-  const hess = Array.from({ length: K }, () => new Float64Array(n));
+  const gh = Array.from({ length: K }, () => new Float64Array(2 * n));
   const rng = mulberry32(subSeed(q.seed, "gbdt-subsample"));
   const all = Int32Array.from({ length: n }, (_, i) => i);
   const m = Math.max(1, Math.round(q.subsample * n));
   const idx = new Int32Array(m);
   const pool: Float64Array[] = [];
   const trees: TreeJson[] = [];
-  const opts = { ...q, rate: q.learningRate, unitHessian: task === "regression" };
-  for (let stage = 0; stage < q.stages; stage++) {
-    gradients(task, y, F, K, grad, hess);
+  const drawFeatures = columnSampler(data.p, q);
+  const opts = {
+    ...q,
+    rate: q.learningRate,
+    unitHessian: task === "regression",
+    features: null as Int32Array | null,
+  };
+  const watch = held ? validationWatch(held, edges, init, task, K) : null;
+  let best = { stage: 0, loss: Infinity };
+  let stage = 0;
+  while (stage < q.stages) {
+    gradients(task, y, F, K, gh);
     if (m < n) {
       for (let i = 0; i < m; i++) {
         const j = i + Math.floor(rng() * (n - i));
@@ -124,7 +131,8 @@ export function fitGbdt(
     }
     for (let k = 0; k < K; k++) {
       if (m === n) idx.set(all);
-      const tree = growTree(data, grad[k]!, hess[k]!, idx, opts, pool);
+      opts.features = drawFeatures();
+      const tree = growTree(data, gh[k]!, idx, opts, pool);
       if (m === n) {
         // Every row was grown: its leaf is known from the partition, no traversal needed.
         tree.leafStart.forEach((start, l) => {
@@ -132,10 +140,16 @@ export function fitGbdt(
           for (let t = start; t < end; t++) F[idx[t]! * K + k]! += v;
         });
       } else for (let i = 0; i < n; i++) F[i * K + k]! += predictBinned(tree, data, i);
+      watch?.add(tree, k);
       trees.push(toJson(tree, edges));
     }
+    stage++;
+    if (!watch) continue;
+    const loss = watch.loss();
+    if (loss < best.loss) best = { stage, loss };
+    if (q.earlyStoppingRounds && stage - best.stage >= q.earlyStoppingRounds) break;
   }
-  return {
+  const model: GbdtModel = {
     format: "arrow-gbdt/1",
     task,
     classes: [...classes],
@@ -144,63 +158,44 @@ export function fitGbdt(
     trees,
     params: q,
   };
+  if (held) {
+    // Without early stopping every stage is kept, and the loss reported is the last stage's.
+    const used = q.earlyStoppingRounds ? best.stage : stage;
+    trees.length = used * K;
+    const loss = q.earlyStoppingRounds ? best.loss : watch!.loss();
+    model.validation = { rows: held.X.nRows, stagesRun: stage, stagesUsed: used, loss };
+  }
+  return model;
 }
 
-function initialScores(task: Task, y: ArrayLike<number>, K: number): number[] {
-  const n = y.length;
-  if (task === "regression") {
-    let s = 0;
-    for (let i = 0; i < n; i++) s += y[i]!;
-    return [s / n];
-  }
-  const counts = new Float64Array(Math.max(K, 2));
-  for (let i = 0; i < n; i++) counts[y[i]!]!++;
-  const clip = (p: number) => Math.min(1 - 1e-15, Math.max(1e-15, p));
-  if (task === "binary") {
-    const p = clip(counts[1]! / n);
-    return [Math.log(p / (1 - p))];
-  }
-  return Array.from({ length: K }, (_, k) => Math.log(clip(counts[k]! / n)));
-}
-
-function gradients(
-  task: Task,
-  y: ArrayLike<number>,
-  F: Float64Array,
-  K: number,
-  grad: Float64Array[],
-  hess: Float64Array[],
-) {
-  const n = y.length;
-  if (task === "regression") {
-    const g = grad[0]!, h = hess[0]!;
-    for (let i = 0; i < n; i++) g[i] = F[i]! - y[i]!;
-    h.fill(1);
-  } else if (task === "binary") {
-    const g = grad[0]!, h = hess[0]!;
-    for (let i = 0; i < n; i++) {
-      const p = 1 / (1 + Math.exp(-F[i]!));
-      g[i] = p - y[i]!;
-      h[i] = Math.max(p * (1 - p), 1e-16);
+/** Per tree, the ascending features it may use (a seeded draw of round(colsample · p), at least 1), or null. */
+function columnSampler(p: number, q: GbdtParams): () => Int32Array | null {
+  const share = q.colsample ?? 1;
+  if (share >= 1) return () => null;
+  const rng = mulberry32(subSeed(q.seed, "gbdt-colsample"));
+  const take = Math.max(1, Math.round(share * p));
+  const perm = Int32Array.from({ length: p }, (_, i) => i);
+  return () => {
+    for (let i = 0; i < take; i++) {
+      const j = i + Math.floor(rng() * (p - i));
+      [perm[i], perm[j]] = [perm[j]!, perm[i]!];
     }
-  } else {
-    const p = new Float64Array(K);
-    for (let i = 0; i < n; i++) {
-      softmax(F, i * K, K, p, 0);
-      for (let k = 0; k < K; k++) {
-        grad[k]![i] = p[k]! - (y[i] === k ? 1 : 0);
-        hess[k]![i] = Math.max(p[k]! * (1 - p[k]!), 1e-16);
-      }
-    }
-  }
+    return perm.slice(0, take).sort();
+  };
 }
 
-function softmax(F: ArrayLike<number>, from: number, K: number, out: Float64Array, to: number): void {
-  let max = -Infinity;
-  for (let k = 0; k < K; k++) max = Math.max(max, F[from + k]!);
-  let sum = 0;
-  for (let k = 0; k < K; k++) sum += out[to + k] = Math.exp(F[from + k]! - max);
-  for (let k = 0; k < K; k++) out[to + k]! /= sum;
+/** Raw scores of the held-aside rows, kept up to date tree by tree, and their mean loss. */
+function validationWatch(held: Held, edges: Float64Array[], init: number[], task: Task, K: number) {
+  const data: Binned = binRows(held.X, edges);
+  const nv = held.X.nRows;
+  const F = new Float64Array(nv * K);
+  for (let i = 0; i < nv; i++) for (let k = 0; k < K; k++) F[i * K + k] = init[k]!;
+  return {
+    add(tree: BinTree, k: number) {
+      for (let i = 0; i < nv; i++) F[i * K + k]! += predictBinned(tree, data, i);
+    },
+    loss: () => meanLoss(task, held.y, F, K),
+  };
 }
 
 function toJson(t: BinTree, edges: Float64Array[]): TreeJson {

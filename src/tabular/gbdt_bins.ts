@@ -3,7 +3,8 @@
  * training values gets one bin per value (edges at the midpoints between neighbours); otherwise the edges are
  * the values at the q/maxBins quantiles (deduplicated). Bin b holds x ≤ edges[b] (the first such b), the last
  * real bin holds x above every edge, and bin `edges.length + 1` is missing (NaN). Rows are stored row-major
- * as *slots*: the bin plus the feature's offset in one flat histogram, so the hot loop has no branch.
+ * as *slots*: the bin plus the feature's offset in one flat histogram, so the hot loop has no branch; a
+ * column-major copy of the bins (one byte each) serves partitioning, which reads one feature of many rows.
  *
  * @module
  */
@@ -18,6 +19,8 @@ export interface Binned {
   nBins: Int32Array;
   /** First slot of each feature; `offset[p]` is the total slot count. */
   offset: Int32Array;
+  /** `cols[f][r]` = the bin of feature f for row r (missing = nBins[f]). */
+  cols: Uint8Array[];
 }
 
 /** Edges per feature from the rows of X (all rows of X are training rows). */
@@ -62,9 +65,14 @@ export function binRows(X: Matrix, edges: Float64Array[]): Binned {
   const offset = new Int32Array(p + 1);
   for (let f = 0; f < p; f++) offset[f + 1] = offset[f]! + nBins[f]! + 1;
   const slots = offset[p]! <= 65536 ? new Uint16Array(n * p) : new Int32Array(n * p);
+  const cols = edges.map(() => new Uint8Array(n));
   for (let f = 0; f < p; f++) {
-    const col = X.columns[f]!, e = edges[f]!, o = offset[f]!;
-    for (let r = 0; r < n; r++) slots[r * p + f] = o + binOf(e, col[r]!);
+    const col = X.columns[f]!, e = edges[f]!, o = offset[f]!, c = cols[f]!;
+    for (let r = 0; r < n; r++) {
+      const b = binOf(e, col[r]!);
+      c[r] = b;
+      slots[r * p + f] = o + b;
+    }
   }
-  return { p, nRows: n, slots, nBins, offset };
+  return { p, nRows: n, slots, nBins, offset, cols };
 }

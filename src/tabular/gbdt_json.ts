@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type GbdtModel, gbdtParams, type TreeJson } from "./gbdt.ts";
+import { type GbdtModel, gbdtParams, type GbdtValidation, type TreeJson } from "./gbdt.ts";
 
 const bad = (why: string): never => {
   throw new TypeError(`Cannot read the GBDT model: ${why}`);
@@ -67,5 +67,28 @@ export function parseGbdtModel(v: unknown): GbdtModel {
   const trees = (m.trees as unknown[]).map((t, i) => tree(t, i, features.length));
   if (trees.length % k !== 0) bad(`${trees.length} trees do not divide into ${k} outputs`);
   const params = gbdtParams(m.params as Record<string, number>);
-  return { format: "arrow-gbdt/1", task: task as GbdtModel["task"], classes, features, init, trees, params };
+  const model: GbdtModel = {
+    format: "arrow-gbdt/1",
+    task: task as GbdtModel["task"],
+    classes,
+    features,
+    init,
+    trees,
+    params,
+  };
+  if (m.validation !== undefined) model.validation = validation(m.validation, trees.length / k);
+  return model;
+}
+
+function validation(v: unknown, stages: number): GbdtValidation {
+  if (typeof v !== "object" || v === null) return bad("validation is not an object");
+  const o = v as Record<string, unknown>;
+  const [rows, stagesRun, stagesUsed, loss] = numbers(
+    [o.rows, o.stagesRun, o.stagesUsed, o.loss],
+    "validation",
+  );
+  if (stagesUsed !== stages || stagesRun! < stagesUsed || !Number.isInteger(rows) || rows! < 1) {
+    bad(`validation ${JSON.stringify(v)} does not match ${stages} stages of trees`);
+  }
+  return { rows: rows!, stagesRun: stagesRun!, stagesUsed: stagesUsed!, loss: loss! };
 }

@@ -7,7 +7,9 @@
  * subtraction). A split (feature, bin) sends bins ≤ bin left and tries the missing bin on
  * each side, keeping the better (the learned default direction); the gain is the Newton score
  * G_L²/(H_L+λ) + G_R²/(H_R+λ) − G²/(H+λ), ties going to the first feature, then the lowest bin, then
- * missing-right. A leaf's value is −G/(H+λ), times the learning rate.
+ * missing-right. A leaf's value is −G/(H+λ), times the learning rate. With column subsampling a tree reads,
+ * fills and splits on its drawn features only; children at the depth limit only need their (g, h) totals, so
+ * only the first usable feature's bins are filled for them (the same sums, at 1/p of the cost).
  *
  * @module
  */
@@ -22,6 +24,8 @@ export interface GrowOptions {
   rate: number;
   /** Every hessian is 1 (squared error): counts are read off the h channel. */
   unitHessian: boolean;
+  /** The features this tree may use, ascending; null = all. */
+  features?: Int32Array | null;
 }
 
 /** A grown tree over bins: `feature` −1 marks a leaf. */
@@ -58,11 +62,10 @@ interface Layout {
   count: "channel" | "hessian" | "nonzero";
 }
 
-/** Grows a tree on the rows `idx` (reordered in place) with gradients `grad` and hessians `hess`. */
+/** Grows a tree on the rows `idx` (reordered in place) with gradient/hessian pairs gh[2r], gh[2r + 1]. */
 export function growTree(
   data: Binned,
-  grad: Float64Array,
-  hess: Float64Array,
+  gh: Float64Array,
   idx: Int32Array,
   o: GrowOptions,
   pool: Float64Array[] = [],
@@ -84,12 +87,15 @@ export function growTree(
     ? { c: 3, count: "channel" }
     : { c: 2, count: "nonzero" };
   const size = data.offset[data.p]! * layout.c;
+  const feats = o.features ?? null;
+  const f0 = feats ? feats[0]! : 0;
+  const [lo0, hi0] = [data.offset[f0]! * layout.c, data.offset[f0 + 1]! * layout.c];
   const take = () => {
     const h = pool.pop();
     return h && h.length === size ? h.fill(0) : new Float64Array(size);
   };
   const leaf = (node: Open) => {
-    const { g, h } = totals(node.hist, data, 0, layout.c);
+    const { g, h } = totals(node.hist, data, f0, layout.c);
     const v = (-g / (h + o.l2)) * o.rate;
     t.value[node.id] = v;
     t.leafStart.push(node.start), t.leafEnd.push(node.end), t.leafValue.push(v);
@@ -100,15 +106,21 @@ export function growTree(
     t.value.push(0);
     return t.feature.length - 1;
   };
-  const fill = layout.c === 3 ? fill3 : fill2;
+  const fill = (hist: Float64Array, start: number, end: number) => {
+    if (feats) fillSome(hist, data, gh, idx, start, end, feats, layout.c);
+    else if (layout.c === 3) fill3(hist, data, gh, idx, start, end);
+    else fill2(hist, data, gh, idx, start, end);
+  };
   const scratch = new Int32Array(idx.length);
   const rootHist = take();
-  fill(rootHist, data, grad, hess, idx, 0, idx.length);
+  fill(rootHist, 0, idx.length);
   let level: Open[] = [{ id: add(), start: 0, end: idx.length, hist: rootHist }];
   for (let depth = 0; depth < o.maxDepth && level.length; depth++) {
     const next: Open[] = [];
     for (const node of level) {
-      const best = node.end - node.start >= 2 * o.minSamplesLeaf ? bestSplit(data, node, o, layout) : null;
+      const best = node.end - node.start >= 2 * o.minSamplesLeaf
+        ? bestSplit(data, node, o, layout, feats)
+        : null;
       if (!best) {
         leaf(node);
         continue;
@@ -119,10 +131,14 @@ export function growTree(
       t.left[node.id] = l, t.right[node.id] = r;
       const smallLeft = mid - node.start <= node.end - mid;
       const small = take();
-      if (smallLeft) fill(small, data, grad, hess, idx, node.start, mid);
-      else fill(small, data, grad, hess, idx, mid, node.end);
+      const [from, to] = smallLeft ? [node.start, mid] : [mid, node.end];
+      // Children at the depth limit become leaves, which read only feature f0's bins (their totals).
+      const lastLevel = depth === o.maxDepth - 1;
+      if (lastLevel) fillSome(small, data, gh, idx, from, to, Int32Array.of(f0), layout.c);
+      else fill(small, from, to);
       const big = node.hist;
-      for (let s = 0; s < size; s++) big[s]! -= small[s]!;
+      const [a, b] = lastLevel ? [lo0, hi0] : [0, size];
+      for (let s = a; s < b; s++) big[s]! -= small[s]!;
       const [lh, rh] = smallLeft ? [small, big] : [big, small];
       next.push({ id: l, start: node.start, end: mid, hist: lh });
       next.push({ id: r, start: mid, end: node.end, hist: rh });
@@ -137,16 +153,15 @@ export function growTree(
 function fill2(
   hist: Float64Array,
   data: Binned,
-  grad: Float64Array,
-  hess: Float64Array,
+  gh: Float64Array,
   idx: Int32Array,
   start: number,
   end: number,
-): void {
+) {
   const { p, slots } = data;
   for (let t = start; t < end; t++) {
     const r = idx[t]!;
-    const g = grad[r]!, h = hess[r]!;
+    const g = gh[2 * r]!, h = gh[2 * r + 1]!;
     const base = r * p;
     for (let f = 0; f < p; f++) {
       const s = slots[base + f]! << 1;
@@ -160,22 +175,47 @@ function fill2(
 function fill3(
   hist: Float64Array,
   data: Binned,
-  grad: Float64Array,
-  hess: Float64Array,
+  gh: Float64Array,
   idx: Int32Array,
   start: number,
   end: number,
-): void {
+) {
   const { p, slots } = data;
   for (let t = start; t < end; t++) {
     const r = idx[t]!;
-    const g = grad[r]!, h = hess[r]!;
+    const g = gh[2 * r]!, h = gh[2 * r + 1]!;
     const base = r * p;
     for (let f = 0; f < p; f++) {
       const s = slots[base + f]! * 3;
       hist[s]! += g;
       hist[s + 1]! += h;
       hist[s + 2]! += 1;
+    }
+  }
+}
+
+/** Adds rows idx[start..end) into the slots of `feats` only (the same sums fill2/fill3 make there). */
+function fillSome(
+  hist: Float64Array,
+  data: Binned,
+  gh: Float64Array,
+  idx: Int32Array,
+  start: number,
+  end: number,
+  feats: Int32Array,
+  c: number,
+): void {
+  const { p, slots } = data;
+  const nf = feats.length;
+  for (let t = start; t < end; t++) {
+    const r = idx[t]!;
+    const g = gh[2 * r]!, h = gh[2 * r + 1]!;
+    const base = r * p;
+    for (let j = 0; j < nf; j++) {
+      const s = slots[base + feats[j]!]! * c;
+      hist[s]! += g;
+      hist[s + 1]! += h;
+      if (c === 3) hist[s + 2]! += 1;
     }
   }
 }
@@ -190,7 +230,13 @@ function totals(hist: Float64Array, data: Binned, f: number, c: number): { g: nu
   return { g, h };
 }
 
-function bestSplit(data: Binned, node: Open, o: GrowOptions, layout: Layout): Best | null {
+function bestSplit(
+  data: Binned,
+  node: Open,
+  o: GrowOptions,
+  layout: Layout,
+  feats: Int32Array | null,
+): Best | null {
   const { hist } = node;
   const { c } = layout;
   const lam = o.l2, minLeaf = o.minSamplesLeaf, minH = o.minChildWeight;
@@ -198,7 +244,9 @@ function bestSplit(data: Binned, node: Open, o: GrowOptions, layout: Layout): Be
   const exact = layout.count !== "nonzero";
   let best: Best | null = null;
   let bestGain = 1e-12;
-  for (let f = 0; f < data.p; f++) {
+  const nf = feats ? feats.length : data.p;
+  for (let j = 0; j < nf; j++) {
+    const f = feats ? feats[j]! : j;
     const off = data.offset[f]!, nb = data.nBins[f]!;
     // Totals summed over this feature's own bins, so "everything went left" leaves exactly 0 on the right.
     const { g: G, h: H } = totals(hist, data, f, c);
@@ -253,12 +301,11 @@ function partition(
   end: number,
   s: Best,
 ): number {
-  const { p, slots } = data;
-  const off = data.offset[s.f]!, missing = data.nBins[s.f]!;
+  const col = data.cols[s.f]!, missing = data.nBins[s.f]!;
   let w = start, nr = 0;
   for (let t = start; t < end; t++) {
     const r = idx[t]!;
-    const b = slots[r * p + s.f]! - off;
+    const b = col[r]!;
     if (b === missing ? s.missingLeft : b <= s.bin) idx[w++] = r;
     else scratch[nr++] = r;
   }
@@ -269,10 +316,9 @@ function partition(
 /** The leaf value for binned row r. */
 export function predictBinned(t: BinTree, data: Binned, r: number): number {
   let i = 0;
-  const base = r * data.p;
   while (t.feature[i]! >= 0) {
     const f = t.feature[i]!;
-    const b = data.slots[base + f]! - data.offset[f]!;
+    const b = data.cols[f]![r]!;
     const left = b === data.nBins[f]! ? t.missingLeft[i]! : b <= t.bin[i]!;
     i = left ? t.left[i]! : t.right[i]!;
   }

@@ -33,8 +33,22 @@
  * into that schema. Transform failures surface as `TransformError` (phase "fit" or "transform") — the lesson
  * of a failed hypothesis. Text columns are dropped by the encoders; derive numbers or categories from them.
  * `spec.encoding` (`EncodingOptions`) chooses one-hot size, ordinal vs frequency, target-encoded and dropped
- * columns; `spec.model` (`GbdtParams`) the model capacity (stages, learningRate, maxDepth, minSamplesLeaf,
- * subsample, l2, minChildWeight, maxBins, seed).
+ * columns; `spec.model` (`ModelSpec`) the model: GBDT parameters (stages, learningRate, maxDepth,
+ * minSamplesLeaf, subsample, l2, minChildWeight, maxBins, seed, and the optional validationFraction,
+ * earlyStoppingRounds, colsample), with or without `kind: "gbdt"`, or `{ kind: "linear", alpha }`.
+ *
+ * ## Models
+ * - `fitGbdt(X, y, task, classes, params)` / `predictGbdt(model, X)`: histogram GBDT (`arrow-gbdt/1`).
+ *   `validationFraction` (0–0.5) holds a seeded, class-stratified share of the training rows aside and
+ *   records their loss in `model.validation`; `earlyStoppingRounds` N stops once that loss has not improved
+ *   for N stages and keeps the best stage count (`validation.stagesUsed`). `colsample` (0, 1] draws that
+ *   share of features per tree. Left at their defaults, these add nothing to the model JSON.
+ * - `fitLinear(X, y, task, classes, { alpha })` / `predictLinear(model, X)`: ridge (regression) or
+ *   L2 logistic / softmax regression (`arrow-linear/1`) on standardised inputs with mean imputation and
+ *   missing indicators; `alpha` as sklearn's Ridge(alpha) and LogisticRegression(C = 1/alpha).
+ * - `fitModel(X, y, task, classes, spec)` / `predictModel(model, X)` / `parseModel(json)` dispatch on the
+ *   spec's `kind` (none = GBDT) or the model's `format`; every prediction is a `Prediction`, so `score`,
+ *   `crossValidate` and `evaluateOn` work with either.
  *
  * ## Determinism
  * Every random choice is mulberry32 from a seed (`prng.ts`). Same table, spec and seed → the same splits, the
@@ -99,8 +113,21 @@ export {
   predictGbdt,
   type TreeJson,
 } from "./gbdt.ts";
+export { type GbdtValidation } from "./gbdt.ts";
+export { OPTIONAL_GBDT_DEFAULTS } from "./gbdt_params.ts";
 export { parseGbdtModel } from "./gbdt_json.ts";
 export { decodeState, encodeState } from "./state_json.ts";
+export {
+  DEFAULT_LINEAR,
+  fitLinear,
+  type LinearColumn,
+  type LinearModel,
+  type LinearParams,
+  linearParams,
+  predictLinear,
+} from "./linear.ts";
+export { parseLinearModel } from "./linear_json.ts";
+export { fitModel, type FittedModel, type ModelSpec, parseModel, predictModel } from "./model.ts";
 export { type Cell, fromRows, inferSchema, type Row, type Schema, toRows } from "./rows.ts";
 export {
   checkedRows,

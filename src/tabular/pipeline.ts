@@ -1,6 +1,6 @@
 /**
  * One fitted path from raw table rows to predictions: the feature transform (optional) fit on the training
- * rows, its output read into a schema fixed by those rows, encoders fit on those rows, and the GBDT. Nothing
+ * rows, its output read into a schema fixed by those rows, encoders fit on those rows, and the model (GBDT or linear, model.ts). Nothing
  * here ever looks at a row outside `train` while fitting; other rows only pass through `transform`, without
  * their target column.
  *
@@ -13,8 +13,8 @@ import {
   type EncodingOptions,
   fitEncoding,
 } from "./encode.ts";
-import { fitGbdt, type GbdtModel, type GbdtParams, predictGbdt } from "./gbdt.ts";
 import type { Prediction } from "./metrics.ts";
+import { fitModel as fitChosen, type FittedModel, type ModelSpec, predictModel } from "./model.ts";
 import { fromRows, inferSchema, type Row, type Schema, toRows } from "./rows.ts";
 import { allRows, type Rows, type Table, takeRows } from "./table.ts";
 import type { Target } from "./target.ts";
@@ -42,7 +42,8 @@ export interface PipelineSpec {
   target: Target;
   transform?: FeatureTransform | null;
   encoding?: EncodingOptions;
-  model?: Partial<GbdtParams>;
+  /** The model and its parameters; GBDT parameters without a `kind` are a GBDT. */
+  model?: ModelSpec;
 }
 
 export interface FittedPipeline {
@@ -50,7 +51,7 @@ export interface FittedPipeline {
   state: unknown;
   schema: Schema | null;
   encoding: Encoding;
-  model: GbdtModel;
+  model: FittedModel;
 }
 
 /** Runs `f` as a transform's `phase`: what it throws becomes a TransformError naming the phase. */
@@ -94,7 +95,7 @@ function fitModel(trainTable: Table, y: Float64Array, target: Target, spec: Pipe
   const local: Target = { ...target, y, usable: allRows(trainTable) };
   const encoding = fitEncoding(trainTable, local.usable, local, spec.encoding);
   const X = applyEncodingToTrain(encoding, trainTable, local.usable, local);
-  const model = fitGbdt(X, y, target.task, target.classes, spec.model);
+  const model = fitChosen(X, y, target.task, target.classes, spec.model);
   return { encoding, model };
 }
 
@@ -118,7 +119,7 @@ export function predictTable(fitted: FittedPipeline, table: Table): Prediction {
   const same = want.length === table.columns.length &&
     want.every((c, i) => c.name === table.columns[i]!.name && c.kind === table.columns[i]!.kind);
   if (!same) throw new TransformError("transform", "its output's columns differ from those it was fit on");
-  return predictGbdt(fitted.model, applyEncoding(fitted.encoding, table, allRows(table)));
+  return predictModel(fitted.model, applyEncoding(fitted.encoding, table, allRows(table)));
 }
 
 function withoutTarget(r: Row, name: string): Row {
@@ -145,5 +146,5 @@ export function predictPipeline(
     );
     evalTable = fromRows(out, fitted.schema);
   } else evalTable = takeRows(table, rows);
-  return predictGbdt(fitted.model, applyEncoding(fitted.encoding, evalTable, allRows(evalTable)));
+  return predictModel(fitted.model, applyEncoding(fitted.encoding, evalTable, allRows(evalTable)));
 }

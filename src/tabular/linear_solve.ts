@@ -1,0 +1,188 @@
+/**
+ * The linear model's deterministic solvers on a dense design matrix A (n × d, row-major, column 0 the
+ * intercept): ridge by its normal equations (AᵀA + P)β = Aᵀy through a Cholesky factorisation, and penalised
+ * log-loss (sigmoid for one output, softmax for K) by Newton's method with step halving, each Newton system
+ * again solved by Cholesky. P is α on every weight and `interceptPenalty` on the intercepts.
+ *
+ * @module
+ */
+
+/** Solves S x = b for a symmetric positive definite S (d × d, row-major; overwritten by its factor). */
+export function choleskySolve(S: Float64Array, b: Float64Array, d: number): Float64Array {
+  for (let j = 0; j < d; j++) {
+    let s = S[j * d + j]!;
+    for (let k = 0; k < j; k++) s -= S[j * d + k]! ** 2;
+    if (!(s > 1e-12 * Math.max(1, Math.abs(S[j * d + j]!)))) {
+      throw new RangeError(
+        "Cannot fit the linear model: its normal equations are singular (collinear columns); use alpha > 0",
+      );
+    }
+    const l = Math.sqrt(s);
+    S[j * d + j] = l;
+    for (let i = j + 1; i < d; i++) {
+      let t = S[i * d + j]!;
+      for (let k = 0; k < j; k++) t -= S[i * d + k]! * S[j * d + k]!;
+      S[i * d + j] = t / l;
+    }
+  }
+  const x = Float64Array.from(b);
+  for (let i = 0; i < d; i++) {
+    let t = x[i]!;
+    for (let k = 0; k < i; k++) t -= S[i * d + k]! * x[k]!;
+    x[i] = t / S[i * d + i]!;
+  }
+  for (let i = d - 1; i >= 0; i--) {
+    let t = x[i]!;
+    for (let k = i + 1; k < d; k++) t -= S[k * d + i]! * x[k]!;
+    x[i] = t / S[i * d + i]!;
+  }
+  return x;
+}
+
+/** Ridge: β minimising Σ(y − Aβ)² + α‖w‖² (the intercept unpenalised). */
+export function ridge(
+  A: Float64Array,
+  y: ArrayLike<number>,
+  n: number,
+  d: number,
+  alpha: number,
+): Float64Array {
+  const S = new Float64Array(d * d), b = new Float64Array(d);
+  for (let i = 0; i < n; i++) {
+    const o = i * d, yi = y[i]!;
+    for (let a = 0; a < d; a++) {
+      const va = A[o + a]!;
+      if (va === 0) continue;
+      b[a]! += va * yi;
+      for (let c = 0; c <= a; c++) S[a * d + c]! += va * A[o + c]!;
+    }
+  }
+  for (let a = 1; a < d; a++) S[a * d + a]! += alpha;
+  mirror(S, d);
+  return choleskySolve(S, b, d);
+}
+
+function mirror(S: Float64Array, d: number): void {
+  for (let a = 0; a < d; a++) for (let c = a + 1; c < d; c++) S[a * d + c] = S[c * d + a]!;
+}
+
+export interface LogisticFit {
+  /** K × d coefficients, output-major (K = 1 for binary). */
+  beta: Float64Array;
+  iterations: number;
+  /** Largest absolute entry of the objective's gradient at the solution. */
+  gradMax: number;
+}
+
+/**
+ * Penalised log-loss: β minimising Σ −log p(yᵢ) + (α/2)‖w‖² + (interceptPenalty/2)‖b‖², with p the sigmoid of
+ * one output (K = 1, y ∈ {0, 1}) or the softmax of K outputs (y ∈ 0..K−1).
+ */
+export function logistic(
+  A: Float64Array,
+  y: ArrayLike<number>,
+  n: number,
+  d: number,
+  K: number,
+  alpha: number,
+  interceptPenalty: number,
+  maxIter = 100,
+): LogisticFit {
+  const D = K * d;
+  let beta = new Float64Array(D);
+  const pen = (j: number) => (j % d === 0 ? interceptPenalty : alpha);
+  const objective = (b: Float64Array) => {
+    let s = 0;
+    const p = new Float64Array(Math.max(K, 2));
+    for (let i = 0; i < n; i++) {
+      probs(A, b, i, d, K, p);
+      const q = K === 1 ? (y[i] === 1 ? p[0]! : 1 - p[0]!) : p[y[i]!]!;
+      s -= Math.log(Math.max(q, 1e-300));
+    }
+    for (let j = 0; j < D; j++) s += 0.5 * pen(j) * b[j]! ** 2;
+    return s;
+  };
+  let f = objective(beta);
+  let it = 0;
+  let grad = new Float64Array(D);
+  for (; it < maxIter; it++) {
+    const H = new Float64Array(D * D);
+    grad = new Float64Array(D);
+    gradHess(A, y, n, d, K, beta, grad, H);
+    for (let j = 0; j < D; j++) grad[j]! += pen(j) * beta[j]!, H[j * D + j]! += pen(j);
+    mirror(H, D);
+    const step = choleskySolve(H, grad, D);
+    // Halve the Newton step until the objective does not rise (it always falls for a small enough step).
+    let t = 1, next = beta, fn = f;
+    for (let h = 0; h < 40; h++, t /= 2) {
+      next = beta.map((v, j) => v - t * step[j]!);
+      fn = objective(next);
+      if (fn <= f) break;
+    }
+    const moved = step.reduce((m, v) => Math.max(m, Math.abs(t * v)), 0);
+    beta = next, f = fn;
+    if (moved < 1e-10 * (1 + beta.reduce((m, v) => Math.max(m, Math.abs(v)), 0))) {
+      it++;
+      break;
+    }
+  }
+  const g = new Float64Array(D);
+  gradHess(A, y, n, d, K, beta, g, null);
+  let gradMax = 0;
+  for (let j = 0; j < D; j++) gradMax = Math.max(gradMax, Math.abs(g[j]! + pen(j) * beta[j]!));
+  return { beta, iterations: it, gradMax };
+}
+
+/** Probabilities of row i: p[0] = sigmoid for K = 1, else the softmax over K outputs. */
+function probs(A: Float64Array, beta: Float64Array, i: number, d: number, K: number, p: Float64Array): void {
+  const o = i * d;
+  let max = -Infinity;
+  for (let k = 0; k < K; k++) {
+    let s = 0;
+    for (let a = 0; a < d; a++) s += A[o + a]! * beta[k * d + a]!;
+    p[k] = s;
+    max = Math.max(max, s);
+  }
+  if (K === 1) {
+    p[0] = 1 / (1 + Math.exp(-p[0]!));
+    return;
+  }
+  let sum = 0;
+  for (let k = 0; k < K; k++) sum += p[k] = Math.exp(p[k]! - max);
+  for (let k = 0; k < K; k++) p[k]! /= sum;
+}
+
+/** Adds the log-loss gradient into `g` and (lower triangle) Hessian into `H` when given. */
+function gradHess(
+  A: Float64Array,
+  y: ArrayLike<number>,
+  n: number,
+  d: number,
+  K: number,
+  beta: Float64Array,
+  g: Float64Array,
+  H: Float64Array | null,
+): void {
+  const D = K * d;
+  const p = new Float64Array(Math.max(K, 2));
+  for (let i = 0; i < n; i++) {
+    probs(A, beta, i, d, K, p);
+    const o = i * d;
+    for (let k = 0; k < K; k++) {
+      const r = p[k]! - (K === 1 ? y[i]! : y[i] === k ? 1 : 0);
+      for (let a = 0; a < d; a++) g[k * d + a]! += r * A[o + a]!;
+      if (!H) continue;
+      for (let l = 0; l <= k; l++) {
+        const w = K === 1 ? p[0]! * (1 - p[0]!) : p[k]! * ((k === l ? 1 : 0) - p[l]!);
+        if (w === 0) continue;
+        for (let a = 0; a < d; a++) {
+          const va = A[o + a]! * w;
+          if (va === 0) continue;
+          const row = (k * d + a) * D + l * d;
+          const top = l === k ? a : d - 1;
+          for (let c = 0; c <= top; c++) H[row + c]! += va * A[o + c]!;
+        }
+      }
+    }
+  }
+}

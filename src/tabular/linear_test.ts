@@ -1,0 +1,135 @@
+import { deepEqual, equal, ok, throws } from "node:assert/strict";
+import type { Matrix } from "./encode.ts";
+import { fitGbdt, predictGbdt } from "./gbdt.ts";
+import { fitLinear, type LinearModel, linearParams, predictLinear } from "./linear.ts";
+import { parseLinearModel } from "./linear_json.ts";
+import { score } from "./metrics.ts";
+import { mulberry32 } from "./prng.ts";
+
+const matrix = (columns: Float64Array[]): Matrix => ({
+  names: columns.map((_, j) => `x${j}`),
+  columns,
+  nRows: columns[0]!.length,
+});
+
+function data(n: number, p: number, seed: number, label: (x: number[], r: number) => number) {
+  const rng = mulberry32(seed);
+  const columns = Array.from({ length: p }, () => new Float64Array(n));
+  const y = new Float64Array(n);
+  for (let i = 0; i < n; i++) y[i] = label(columns.map((c) => (c[i] = rng() * 2 - 1)), rng());
+  return { X: matrix(columns), y };
+}
+
+const close = (a: number, b: number, tol = 1e-9) => ok(Math.abs(a - b) <= tol, `${a} vs ${b}`);
+
+Deno.test("fitLinear() ridge matches the closed form on a known case (slope 3/(3 + α) after standardising)", () => {
+  // x = −1, 0, 1 has mean 0 and variance 2/3; with y = x + 1 the ridge line through the standardised x is
+  // ŷ = 1 + 3x/(3 + α), and α = 0 recovers the exact line.
+  const X = matrix([Float64Array.of(-1, 0, 1)]), y = Float64Array.of(0, 1, 2);
+  const at = (m: LinearModel, x: number) => predictLinear(m, matrix([Float64Array.of(x)])).values[0]!;
+  for (const alpha of [0, 1, 5]) {
+    const m = fitLinear(X, y, "regression", [], { alpha });
+    close(at(m, 2), 1 + (3 * 2) / (3 + alpha));
+    close(at(m, -1), 1 - 3 / (3 + alpha));
+    equal(m.iterations, 0);
+  }
+});
+
+Deno.test("fitLinear() ridge satisfies its normal equations on random data with missing values", () => {
+  const d = data(200, 3, 21, (x, r) => 2 * x[0]! - x[1]! + 0.1 * r);
+  for (let i = 0; i < 200; i += 7) d.X.columns[1]![i] = NaN;
+  const alpha = 2;
+  const m = fitLinear(d.X, d.y, "regression", [], { alpha });
+  deepEqual(m.columns.map((c) => c.indicator), [false, true, false]);
+  equal(m.weights[0]!.length, 4);
+  // Gradient of Σ(y − ŷ)² + α‖w‖² in the model's own inputs must vanish at the solution.
+  const pred = predictLinear(m, d.X).values;
+  const inputs = (i: number) => [
+    ...m.columns.map((c, j) => {
+      const x = d.X.columns[j]![i]!;
+      return Number.isNaN(x) ? 0 : (x - c.mean) / c.scale;
+    }),
+    Number.isNaN(d.X.columns[1]![i]!) ? 1 : 0,
+  ];
+  const g = new Float64Array(5);
+  for (let i = 0; i < 200; i++) {
+    const r = pred[i]! - d.y[i]!;
+    g[0]! += r;
+    inputs(i).forEach((z, j) => (g[j + 1]! += r * z));
+  }
+  m.weights[0]!.forEach((w, j) => (g[j + 1]! += alpha * w));
+  for (const v of g) close(v, 0, 1e-8);
+});
+
+Deno.test("fitLinear() logistic reaches the penalised optimum on separable data (gradient ≈ 0)", () => {
+  // Separable: without a penalty the weights would grow without bound; with α they stop where the gradient
+  // of Σ −log p + (α/2)‖w‖² is zero.
+  const X = matrix([Float64Array.of(-2, -1, -0.5, 0.5, 1, 2), Float64Array.of(1, 0, 1, 0, 1, 0)]);
+  const y = Float64Array.of(0, 0, 0, 1, 1, 1);
+  const alpha = 0.5;
+  const m = fitLinear(X, y, "binary", ["n", "p"], { alpha });
+  const p = predictLinear(m, X).values;
+  const g = [0, 0, 0];
+  for (let i = 0; i < 6; i++) {
+    g[0]! += p[i]! - y[i]!;
+    m.columns.forEach((c, j) => (g[j + 1]! += (p[i]! - y[i]!) * ((X.columns[j]![i]! - c.mean) / c.scale)));
+  }
+  m.weights[0]!.forEach((w, j) => (g[j + 1]! += alpha * w));
+  for (const v of g) close(v, 0, 1e-8);
+  ok(m.iterations > 1 && m.iterations < 100);
+  equal(score("accuracy", y, predictLinear(m, X)), 1);
+  ok(m.weights[0]![0]! > 1, "the separating feature carries the weight");
+});
+
+Deno.test("fitLinear() multinomial softmax learns linearly separable classes; probabilities sum to 1", () => {
+  const f = (x: number[]) => (x[0]! > 0.3 ? 2 : x[0]! + x[1]! > -0.2 ? 1 : 0);
+  const tr = data(600, 3, 22, f), te = data(300, 3, 23, f);
+  const m = fitLinear(tr.X, tr.y, "multiclass", ["a", "b", "c"], { alpha: 0.1 });
+  equal(m.weights.length, 3);
+  const pr = predictLinear(m, te.X);
+  ok(score("accuracy", te.y, pr) > 0.93, `accuracy ${score("accuracy", te.y, pr)}`);
+  for (let i = 0; i < 300; i++) {
+    close(pr.values[3 * i]! + pr.values[3 * i + 1]! + pr.values[3 * i + 2]!, 1, 1e-12);
+  }
+});
+
+Deno.test("fitLinear() beats the GBDT on a purely linear target", () => {
+  const f = (x: number[], r: number) => 3 * x[0]! - 2 * x[1]! + x[2]! - 0.5 * x[3]! + 0.3 * (r - 0.5);
+  const tr = data(400, 6, 24, f), te = data(400, 6, 25, f);
+  const lin = score("r2", te.y, predictLinear(fitLinear(tr.X, tr.y, "regression", [], { alpha: 1 }), te.X));
+  const gb = score("r2", te.y, predictGbdt(fitGbdt(tr.X, tr.y, "regression", [], {}), te.X));
+  ok(lin > 0.99, `linear r2 ${lin}`);
+  // Steps can only approximate a plane: the GBDT leaves several times the linear model's unexplained variance.
+  ok(1 - lin < (1 - gb) / 3, `linear ${lin} vs GBDT ${gb}`);
+});
+
+Deno.test("fitLinear() models round-trip through JSON byte for byte and are deterministic", () => {
+  const d = data(150, 3, 26, (x) => (x[0]! - x[2]! > 0 ? 1 : 0));
+  d.X.columns[2]![5] = NaN;
+  const m = fitLinear(d.X, d.y, "binary", ["0", "1"], { alpha: 1 });
+  const text = JSON.stringify(m);
+  equal(JSON.stringify(fitLinear(d.X, d.y, "binary", ["0", "1"], { alpha: 1 })), text);
+  const back = parseLinearModel(JSON.parse(text));
+  equal(JSON.stringify(back), text);
+  deepEqual(predictLinear(back, d.X), predictLinear(m, d.X));
+  throws(
+    () => parseLinearModel({ ...JSON.parse(text), weights: [[1]] }),
+    /Cannot read the linear model: weights 0/,
+  );
+  throws(() => parseLinearModel({ ...JSON.parse(text), format: "arrow-gbdt/1" }), /format "arrow-gbdt\/1"/);
+});
+
+Deno.test("linearParams() and fitLinear() refuse bad input with Cannot messages", () => {
+  throws(() => linearParams({ alpha: -1 }), /Cannot use linear alpha -1/);
+  throws(() => linearParams({ alpha: NaN }), /Cannot use linear alpha/);
+  throws(() => linearParams({ stages: 3 } as never), /Cannot use linear parameter "stages"/);
+  const d = data(5, 1, 1, () => 1);
+  throws(() => fitLinear(d.X, new Float64Array(4), "regression", []), /Cannot fit the linear model: 5 rows/);
+  // Two identical columns and no penalty: the normal equations are singular.
+  const X = matrix([Float64Array.of(1, 2, 3, 4), Float64Array.of(1, 2, 3, 4)]);
+  throws(() => fitLinear(X, Float64Array.of(1, 2, 3, 5), "regression", [], { alpha: 0 }), /singular/);
+  throws(
+    () => predictLinear(fitLinear(X, Float64Array.of(1, 2, 3, 5), "regression", []), matrix([X.columns[0]!])),
+    /Cannot predict/,
+  );
+});
