@@ -27,6 +27,7 @@ import { printable } from "./escape.ts";
 import { onInterrupt } from "./interrupt.ts";
 import { findBwrap } from "./sandbox.ts";
 import { startDashboard, untilInterrupted } from "./serve.ts";
+import { exists, resolveRunDir } from "./rundir.ts";
 
 export const help = `Usage: arrow tree --data FILE.csv --target COLUMN [options]
        arrow tree --resume RUN [--json] [--serve]
@@ -46,8 +47,8 @@ only if its held-out score beats the incumbent's by ACCEPT_EPS (0.003) and by ${
 paired bootstrap over the held-out rows (linearized for AUC past 1,000 rows; a gain within the held-out part's
 noise is not admitted). Each fold runs an LLM's (or any untrusted) code in a fresh worker, so nothing it
 remembers reaches the next fold; the library's own modules, checked by content hash, run beside the model. A
-child that goes silent is stopped and blamed. Failing code becomes a failed-informative node with its lesson. Everything is persisted
-in SQLite every step: after a crash, --resume continues with nothing lost.
+child that goes silent is stopped and blamed. Failing code becomes a failed-informative node with its lesson.
+Everything is persisted in SQLite every step: after a crash, --resume continues with nothing lost.
 
 Options:
   --data <file.csv>        The data (header line; missing: empty, NA, ?, NaN)
@@ -142,12 +143,19 @@ function runName(data: string): string {
 }
 
 function resolveRun(arg: string, runsDir: string): string {
-  for (const p of [arg, `${runsDir}/${arg}`]) {
-    try {
-      if (Deno.statSync(`${p}/tree.db`).isFile) return Deno.realPathSync(p);
-    } catch {
-      // not this one
-    }
+  let dir: string | null = null;
+  try {
+    dir = resolveRunDir(arg, runsDir);
+  } catch {
+    // said below, naming both places looked in
+  }
+  if (dir && exists(`${dir}/tree.db`)) return dir;
+  if (dir) {
+    throw new InputError(
+      `arrow tree: ${printable(dir)} is a task-graph run, not a tree run; continue it with: arrow resume ${
+        printable(dir)
+      }`,
+    );
   }
   throw new InputError(
     `arrow tree: no tree run "${printable(arg)}" (looked for ${printable(arg)}/tree.db and in ${
@@ -155,6 +163,22 @@ function resolveRun(arg: string, runsDir: string): string {
     }/)`,
   );
 }
+
+/** Flags that shape a new run; a resumed run goes on as it began, so giving one is refused, never ignored. */
+const FIXED_AT_START = [
+  "data",
+  "target",
+  "metric",
+  "cycles",
+  "executors",
+  "seed",
+  "ideator",
+  "search",
+  "no-insights",
+  "heldout-budget",
+  "observe-every",
+  "budget-seconds",
+] as const;
 
 const f4 = (x: number | null | undefined) => (x === null || x === undefined ? "—" : x.toFixed(4));
 
@@ -225,8 +249,12 @@ export async function main(argv: string[]): Promise<number> {
     throw new UsageError("arrow tree: --port and --host need --serve");
   }
   const port = intFlag("tree", "port", values.port, 0, 8765, 65535);
-  if (resume && (values.data || values.target)) {
-    throw new UsageError("arrow tree: --resume continues a run as it began: give no --data or --target");
+  const fixed = FIXED_AT_START.filter((f) => values[f] !== undefined);
+  if (resume && fixed.length) {
+    throw new UsageError(
+      `arrow tree: --resume continues a run with the settings it began with (its --cycles budget included); ` +
+        `cannot change ${fixed.map((f) => `--${f}`).join(", ")}`,
+    );
   }
   if (!resume && !values.data) {
     throw new UsageError("arrow tree: missing --data <file.csv> (see arrow tree --help)");
