@@ -28,6 +28,7 @@ import { onInterrupt } from "./interrupt.ts";
 import { findBwrap } from "./sandbox.ts";
 import { startDashboard, untilInterrupted } from "./serve.ts";
 import { exists, resolveRunDir } from "./rundir.ts";
+import { checkData } from "./data_checks.ts";
 
 export const help = `Usage: arrow tree --data FILE.csv --target COLUMN [options]
        arrow tree --resume RUN [--json] [--serve]
@@ -291,6 +292,12 @@ export async function main(argv: string[]): Promise<number> {
   if (!bwrap && !json) {
     console.error("note: bubblewrap is not available; executors run under Deno's permissions alone");
   }
+  // The file is read and checked before the run directory exists, so bad data leaves nothing behind.
+  const checked = resume ? null : checkData("tree", values.data as string, values.target as string);
+  if (checked && !json) {
+    for (const n of checked.notes) console.error(`note: ${n}`);
+    for (const w of checked.warnings) console.error(`warning: ${w}`);
+  }
   Deno.mkdirSync(runDir, { recursive: true });
   let lock;
   try {
@@ -335,7 +342,11 @@ export async function main(argv: string[]): Promise<number> {
     } else {
       writeAtomic(
         `${runDir}/run.json`,
-        canonicalPretty({ ...meta, scenario: `tree:${basename(values.data as string)}` }),
+        canonicalPretty({
+          ...meta,
+          scenario: `tree:${basename(values.data as string)}`,
+          data_notes: [...checked?.notes ?? [], ...checked?.warnings ?? []],
+        }),
       );
       if (!json) console.log(`arrow tree ${printable(values.data as string)} → ${printable(runDir)}`);
       out = await startTree({
