@@ -32,8 +32,17 @@ function delimiterHint(header: string): string | null {
   return best.n > 0 ? best.c : null;
 }
 
-/** Reads and checks `file` for predicting `target`; throws InputError for anything that cannot be used. */
-export function checkData(cmd: string, file: string, target: string, delimiter?: string): DataCheck {
+/**
+ * Reads and checks `file` for predicting `target`; throws InputError for anything that cannot be used.
+ * `cells` is a mode's own rule on cells, run once the columns are known.
+ */
+export function checkData(
+  cmd: string,
+  file: string,
+  target: string,
+  o: { delimiter?: string; cells?: () => void } = {},
+): DataCheck {
+  const delimiter = o.delimiter;
   let table: Table;
   try {
     table = readCsvFile(file, delimiter ? { delimiter } : {});
@@ -67,6 +76,8 @@ export function checkData(cmd: string, file: string, target: string, delimiter?:
   if (names.length < 2) {
     throw new InputError(`arrow ${cmd}: ${file}:1: no feature columns besides the target ${q(target)}`);
   }
+  // A mode's own rule on cells, named by line, before the counts of rows (which a bad cell would skew).
+  o.cells?.();
   let t;
   try {
     t = makeTarget(table, target);
