@@ -32,8 +32,16 @@ async function refused(file: string, target = "y"): Promise<string> {
 const CASES: [string, string, RegExp][] = [
   ["missing.csv", "y", /tests\/fixtures\/csv\/missing\.csv: Cannot read the CSV: no such file/],
   ["empty.csv", "y", /empty\.csv:1: Cannot read the CSV: the file is empty/],
-  ["header_only.csv", "y", /header_only\.csv:2: Cannot read the CSV: there are no data rows after the header/],
-  ["ragged.csv", "y", /ragged\.csv:3: Cannot read the CSV: this row has 2 cells, but the header has 3 columns/],
+  [
+    "header_only.csv",
+    "y",
+    /header_only\.csv:2: Cannot read the CSV: there are no data rows after the header/,
+  ],
+  [
+    "ragged.csv",
+    "y",
+    /ragged\.csv:3: Cannot read the CSV: this row has 2 cells, but the header has 3 columns/,
+  ],
   ["non_numeric.csv", "y", /non_numeric\.csv:3: column "b" holds "x", not a number/],
   ["empty_cell.csv", "y", /empty_cell\.csv:3: column "b" holds an empty cell, not a number/],
   // Blank lines are skipped (as arrow tree reads them): what is left is too few rows.

@@ -16,7 +16,8 @@ const skip = needs("run_list_browser_test", "the run list cases", NO_CHROMIUM);
 const SMALL = new URL("./fixtures/tree/small.csv", import.meta.url).pathname;
 
 Deno.test({
-  name: "run list: kind, metric and score per run; a tree run opens the tree view, a graph run the graph view",
+  name:
+    "run list: kind, metric and score per run; a tree run opens the tree view, a graph run the graph view",
   ignore: skip,
   async fn() {
     const runsDir = Deno.makeTempDirSync({ prefix: "arrow-run-list-" });
@@ -78,7 +79,11 @@ Deno.test({
       await page.waitForSelector(`tr[data-run="${graphId}"] a`);
       await page.click(`tr[data-run="${graphId}"] a`);
       await page.waitForSelector('section[aria-label="Task graph"]');
-      equal(await page.$$eval("main.tree-page", (els) => els.length), 0, "a graph run is not drawn as a tree");
+      equal(
+        await page.$$eval("main.tree-page", (els) => els.length),
+        0,
+        "a graph run is not drawn as a tree",
+      );
       equal(errors.length, 0, errors.join("\n"));
     } finally {
       await browser.close();

@@ -67,7 +67,9 @@ export function intFlag(
   const n = Number(v);
   if (typeof v !== "string" || !/^\d+$/.test(v) || n < min || n > max) {
     const range = max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`;
-    throw new UsageError(`arrow ${cmd}: Cannot use --${name} ${printable(String(v))}: a whole number ${range}`);
+    throw new UsageError(
+      `arrow ${cmd}: Cannot use --${name} ${printable(String(v))}: a whole number ${range}`,
+    );
   }
   return n;
 }

@@ -27,7 +27,9 @@ function numericOnly(file: string): void {
       if (Number.isFinite(parseNumber(cell))) continue;
       const what = cell.trim() === "" ? "an empty cell" : JSON.stringify(cell.slice(0, 40));
       throw new InputError(
-        `arrow run: ${file}:${raw.lines[i]}: column ${JSON.stringify(raw.header[j])} holds ${what}, not a number`,
+        `arrow run: ${file}:${raw.lines[i]}: column ${
+          JSON.stringify(raw.header[j])
+        } holds ${what}, not a number`,
         ["arrow run --data's built-in workers take numeric cells only; arrow tree --data takes any column"],
       );
     }

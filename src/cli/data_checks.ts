@@ -88,14 +88,18 @@ export function checkData(
   const usable = t.usable.length;
   if (usable < table.nRows) {
     notes.push(
-      `${table.nRows - usable} of ${table.nRows} rows have no ${q(target)} value and are dropped; ${usable} rows are used`,
+      `${table.nRows - usable} of ${table.nRows} rows have no ${
+        q(target)
+      } value and are dropped; ${usable} rows are used`,
     );
   }
   const present = new Set(Array.from(t.usable, (i) => t.y[i]!));
   if (present.size === 1) {
     const only = t.task === "regression" ? String(t.y[t.usable[0]!]) : t.classes[t.y[t.usable[0]!]!]!;
     throw new InputError(
-      `arrow ${cmd}: ${file}: the target ${q(target)} has one class (${q(only)} on every row that has one); ` +
+      `arrow ${cmd}: ${file}: the target ${q(target)} has one class (${
+        q(only)
+      } on every row that has one); ` +
         "there is nothing to predict",
     );
   }
@@ -119,11 +123,15 @@ export function checkData(
   }
   for (const c of table.columns) {
     if (c.name === target) continue;
-    const values = c.kind === "categorical" ? Array.from(c.codes, (x) => (x < 0 ? NaN : 0)) : c.kind === "text"
+    const values = c.kind === "categorical"
+      ? Array.from(c.codes, (x) => (x < 0 ? NaN : 0))
+      : c.kind === "text"
       ? c.values.map((v) => (v === null ? NaN : 0))
       : Array.from(c.values);
     if (values.every(Number.isNaN)) {
-      notes.push(`column ${q(c.name)} is empty on every row: it carries no information (read as all missing)`);
+      notes.push(
+        `column ${q(c.name)} is empty on every row: it carries no information (read as all missing)`,
+      );
     }
   }
   return { table, notes, warnings };

@@ -15,7 +15,8 @@ import { exists, resolveRunDir } from "./rundir.ts";
 
 export const DEFAULT_PROXY_PORT = 8790;
 
-export const help = `Usage: arrow proxy --run <run-dir | run-id | latest> [--runs-dir D] [--port P] [--upstream URL]
+export const help =
+  `Usage: arrow proxy --run <run-dir | run-id | latest> [--runs-dir D] [--port P] [--upstream URL]
 
 An OpenAI-compatible pass-through for agent frameworks that make their own LLM calls. Point the framework's
 base URL at http://127.0.0.1:P/v1 and give it the API key "arrow:<node>" (or send the header

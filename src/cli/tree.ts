@@ -29,6 +29,7 @@ import { findBwrap } from "./sandbox.ts";
 import { startDashboard, untilInterrupted } from "./serve.ts";
 import { exists, resolveRunDir } from "./rundir.ts";
 import { checkData } from "./data_checks.ts";
+import { addDataNotes } from "./tree_runs.ts";
 
 export const help = `Usage: arrow tree --data FILE.csv --target COLUMN [options]
        arrow tree --resume RUN [--json] [--serve]
@@ -389,6 +390,7 @@ export async function main(argv: string[]): Promise<number> {
       ticks: out.state.tick,
     }),
   );
+  addDataNotes(runDir);
   if (out.state.pending !== null) {
     console.error(
       `arrow tree: interrupted at step ${out.state.tick}; continue with: arrow tree --resume ${

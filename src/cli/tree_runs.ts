@@ -6,6 +6,7 @@
  * @module
  */
 import { canonical, canonicalPretty } from "../model/json.ts";
+import { mdInline } from "../record/md_escape.ts";
 import { TREE_FILES } from "../tree/blackbox.ts";
 import { foldEvents, step } from "../tree/step.ts";
 import { TreeStore } from "../tree/store.ts";
@@ -19,10 +20,42 @@ export function isTreeRun(runDir: string): boolean {
   return exists(`${runDir}/${TREE_FILES.db}`);
 }
 
+const NOTES_HEADING = "## Data as read";
+
+/** The decisions made reading the user's CSV (run.json's data_notes, written by arrow tree) as a section. */
+function dataSection(runDir: string): string | null {
+  let notes: unknown;
+  try {
+    notes = JSON.parse(Deno.readTextFileSync(`${runDir}/run.json`)).data_notes;
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(notes) || !notes.length) return null;
+  return [NOTES_HEADING, "", ...notes.map((n) => `- ${mdInline(String(n), { max: 400 })}`), ""].join("\n");
+}
+
+/**
+ * Appends the data section to report/report.md unless it is there: the tree's black box rewrites the report
+ * from the store at each finished step, and the store does not hold what the CLI decided reading the CSV.
+ */
+export function addDataNotes(runDir: string): void {
+  const path = `${runDir}/${TREE_FILES.report}`;
+  const section = dataSection(runDir);
+  if (!section) return;
+  try {
+    const text = Deno.readTextFileSync(path);
+    if (!text.includes(NOTES_HEADING)) Deno.writeTextFileSync(path, `${text.trimEnd()}\n\n${section}`);
+  } catch {
+    // no report yet: the next finished step writes one, and arrow report adds the section when it prints
+  }
+}
+
 /** The tree run's report as it wrote it (report/report.md, rewritten at every finished step). */
 export function treeReport(runDir: string): string {
   try {
-    return Deno.readTextFileSync(`${runDir}/${TREE_FILES.report}`);
+    const text = Deno.readTextFileSync(`${runDir}/${TREE_FILES.report}`);
+    const section = text.includes(NOTES_HEADING) ? null : dataSection(runDir);
+    return section ? `${text.trimEnd()}\n\n${section}` : text;
   } catch {
     throw new InputError(`arrow report: ${runDir}/${TREE_FILES.report} is missing`, [
       `this is a tree run; rebuild its files from its store with: arrow resume ${runDir}`,
@@ -58,13 +91,17 @@ const f4 = (x: number | null | undefined) => (x === null || x === undefined ? "â
 function describe(s: TreeState, ev: TreeEvent): string | null {
   switch (ev.e) {
     case "init":
-      return `start: ${s.dataset.rows} rows, target ${printable(s.dataset.target)} (${s.dataset.task}), ${s.config.metric}`;
+      return `start: ${s.dataset.rows} rows, target ${
+        printable(s.dataset.target)
+      } (${s.dataset.task}), ${s.config.metric}`;
     case "proposed":
       return `cycle ${s.cycle}: expand ${ev.parent} â†’ ${ev.hypotheses.length} hypothesis(es)`;
     case "executed":
       return ev.results.map((r) => {
         const n = s.nodes[r.node];
-        return `  ${r.node} ${n?.status ?? "?"}: dev ${f4(n?.dev?.mean)}${n?.insight ? ` (${n.insight.outcome})` : ""}`;
+        return `  ${r.node} ${n?.status ?? "?"}: dev ${f4(n?.dev?.mean)}${
+          n?.insight ? ` (${n.insight.outcome})` : ""
+        }`;
       }).join("\n");
     case "gated": {
       const n = s.nodes[ev.node];

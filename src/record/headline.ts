@@ -26,7 +26,9 @@ export function graphHeadline(state: Record<string, unknown>): Headline {
   } catch {
     return { metric, score: null, score_of: null };
   }
-  for (const [k, of] of [["score", "method"], ["best_score", "best"], ["baseline_score", "baseline"]] as const) {
+  for (
+    const [k, of] of [["score", "method"], ["best_score", "best"], ["baseline_score", "baseline"]] as const
+  ) {
     const v = num(detail[k]);
     if (v !== null) return { metric, score: v, score_of: of };
   }

@@ -114,7 +114,9 @@ export async function summarize(runsDir: string, id: string, alive?: AliveCheck)
   const plan = (state.plan ?? {}) as { question?: unknown };
   const verdict = typeof state.verdict === "string" ? state.verdict as Verdict : null;
   const text = (v: unknown) => (typeof v === "string" ? v.slice(0, 200) : undefined);
-  const kind = isPlainFile(dir, "tree.db") || state.mode === "tree" || meta.mode === "tree" ? "tree" : "graph";
+  const kind = isPlainFile(dir, "tree.db") || state.mode === "tree" || meta.mode === "tree"
+    ? "tree"
+    : "graph";
   return {
     id,
     scenario: text(state.scenario) ?? text(meta.scenario) ?? "?",

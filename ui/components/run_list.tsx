@@ -13,9 +13,9 @@ export function RunList({ runs, stage }: { runs: RunsModel; stage: boolean }) {
   const link = (r: { id: string; kind: string }) =>
     `/?run=${encodeURIComponent(r.id)}${r.kind === "tree" ? "&view=tree" : ""}${stage ? "&stage=1" : ""}`;
   const score = (r: { score: number | null; score_of: string | null }) =>
-    r.score === null ? "—" : `${Number.isInteger(r.score) ? r.score : r.score.toFixed(4)}${
-      r.score_of ? ` (${r.score_of})` : ""
-    }`;
+    r.score === null
+      ? "—"
+      : `${Number.isInteger(r.score) ? r.score : r.score.toFixed(4)}${r.score_of ? ` (${r.score_of})` : ""}`;
   return (
     <main class="runs-page">
       <header class="top">
