@@ -8,6 +8,7 @@
 import { equal, match, ok } from "node:assert/strict";
 import { COMMANDS } from "../src/cli/commands.ts";
 import { arrow, pool } from "./helpers/cli.ts";
+import { startScriptedServer } from "./llm/scripted_server.ts";
 
 const SMALL = new URL("./fixtures/tree/small.csv", import.meta.url).pathname;
 /** The widest help line (the code's lineWidth): wider ones wrap badly in a terminal of that width. */
@@ -186,5 +187,65 @@ Deno.test("a small file runs but warns; dropped rows, yes/no labels and an empty
     match(report.stdout, /results on so few rows are noise/);
   } finally {
     Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("an LLM ideator whose replies do not parse says why on the console; no key reaches a file of the run", async () => {
+  const key = "sk-arrow-test-0123456789abcdefghij";
+  const planted = ["Bearer sk-planted-ABCDEFGHIJKLMNOPQRSTUV", "key=0123456789abcdef0123456789abcdef"];
+  await using server = await startScriptedServer({
+    rules: [{
+      when: { system: "ideator of Arrow's tree mode" },
+      reply: `No JSON today. ${planted.join(" ")}`,
+    }],
+  });
+  const runsDir = Deno.makeTempDirSync({ prefix: "arrow-newcomer-llm-" });
+  try {
+    const r = await arrow([
+      "tree",
+      "--data",
+      SMALL,
+      "--target",
+      "label",
+      "--cycles",
+      "1",
+      "--executors",
+      "2",
+      "--ideator",
+      "llm",
+      "--unsandboxed",
+      "--runs-dir",
+      runsDir,
+    ], {
+      env: {
+        ARROW_LLM_BASE_URL: server.url,
+        ARROW_LLM_API_KEY: key,
+        ARROW_LLM_MODEL: "scripted",
+        ARROW_LLM_MAX_RETRIES: "0",
+      },
+    });
+    equal(r.code, 0, r.stderr);
+    match(r.stdout, /expand n0 → 0 hypothesis\(es\)\n {2}! ideator: the reply held no JSON object\n/);
+    ok(server.calls >= 1);
+    const [run] = [...Deno.readDirSync(runsDir)].map((d) => `${runsDir}/${d.name}`);
+    const log = Deno.readTextFileSync(`${run}/logs/llm.jsonl`);
+    ok(log.includes("No JSON today. Bearer [REDACTED] key=[REDACTED]"), log.slice(0, 400));
+    const leaks: string[] = [];
+    const walk = (dir: string) => {
+      for (const e of Deno.readDirSync(dir)) {
+        const p = `${dir}/${e.name}`;
+        if (e.isDirectory) walk(p);
+        else if (e.isFile) {
+          const bytes = new TextDecoder().decode(Deno.readFileSync(p));
+          for (const s of [key, "sk-planted-ABCDEFGHIJKLMNOPQRSTUV", "0123456789abcdef0123456789abcdef"]) {
+            if (bytes.includes(s)) leaks.push(`${p.slice(run!.length)}: ${s}`);
+          }
+        }
+      }
+    };
+    walk(run!);
+    equal(leaks.join("\n"), "");
+  } finally {
+    Deno.removeSync(runsDir, { recursive: true });
   }
 });

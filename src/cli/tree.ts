@@ -9,6 +9,7 @@ import { basename, resolve } from "node:path";
 import { LlmClient } from "../llm/client.ts";
 import { chooseModel, llmSettings } from "../llm/env.ts";
 import { LlmConfigError } from "../llm/errors.ts";
+import { Redactor, secretValues } from "../llm/redact.ts";
 import { canonicalPretty } from "../model/json.ts";
 import type { Incident } from "../model/state.ts";
 import { narrate } from "../record/narrate.ts";
@@ -189,7 +190,12 @@ function describe(s: TreeState, ev: TreeEvent, incidents: Incident[]): string[] 
   const out = incidents.map((i) => `  ! ${printable(narrate(i))}`);
   switch (ev.e) {
     case "proposed":
-      return [`cycle ${s.cycle}: expand ${ev.parent} → ${ev.hypotheses.length} hypothesis(es)`, ...out];
+      // Why an ideator's replies gave nothing (or less) is said here, not only in the report.
+      return [
+        `cycle ${s.cycle}: expand ${ev.parent} → ${ev.hypotheses.length} hypothesis(es)`,
+        ...ev.problems.map((p) => `  ! ideator: ${printable(p, { max: 300 })}`),
+        ...out,
+      ];
     case "executed":
       return [
         ...ev.results.map((r) => {
@@ -229,11 +235,13 @@ async function llmIdeator(model: string | undefined, runDir: string): Promise<Ll
       seed: "tree",
     });
     Deno.mkdirSync(`${runDir}/logs`, { recursive: true });
+    const redact = new Redactor([settings.apiKey, ...secretValues(Deno.env.toObject())]);
     const log = await Deno.open(`${runDir}/logs/llm.jsonl`, { append: true, create: true });
     const enc = new TextEncoder();
     return new LlmIdeator(client, {
       model: chosen,
-      log: (r) => void log.write(enc.encode(JSON.stringify(r) + "\n")),
+      // The prompt and the reply are logged, so a key-like string in either is redacted first.
+      log: (r) => void log.write(enc.encode(JSON.stringify(redact.deep(r)) + "\n")),
     });
   } catch (e) {
     if (e instanceof LlmConfigError) throw new InputError(`arrow tree: ${e.message}`);
