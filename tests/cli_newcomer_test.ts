@@ -8,7 +8,8 @@
 import { equal, match, ok } from "node:assert/strict";
 import { COMMANDS } from "../src/cli/commands.ts";
 import { arrow, pool } from "./helpers/cli.ts";
-import { startScriptedServer } from "./llm/scripted_server.ts";
+import { BWRAP } from "./helpers/needs.ts";
+import { type Script, startScriptedServer } from "./llm/scripted_server.ts";
 
 const SMALL = new URL("./fixtures/tree/small.csv", import.meta.url).pathname;
 /** The widest help line (the code's lineWidth): wider ones wrap badly in a terminal of that width. */
@@ -245,6 +246,48 @@ Deno.test("an LLM ideator whose replies do not parse says why on the console; no
     };
     walk(run!);
     equal(leaks.join("\n"), "");
+  } finally {
+    Deno.removeSync(runsDir, { recursive: true });
+  }
+});
+
+Deno.test("arrow report shows LLM use per node and in total from the run's usage files (cost only when known)", async () => {
+  const script = JSON.parse(
+    Deno.readTextFileSync(new URL("./fixtures/live/research.json", import.meta.url)),
+  ) as Script;
+  await using server = await startScriptedServer(script);
+  const runsDir = Deno.makeTempDirSync({ prefix: "arrow-newcomer-live-" });
+  try {
+    const q = "Does a small trained model beat a simple baseline on the seeded regression data?";
+    const r = await arrow([
+      "research",
+      q,
+      "--json",
+      "--runs-dir",
+      runsDir,
+      ...(BWRAP ? [] : ["--unsandboxed"]),
+    ], {
+      env: { ARROW_LLM_BASE_URL: server.url, ARROW_LLM_API_KEY: "sk-test-live", ARROW_LLM_MODEL: "scripted" },
+    });
+    equal(r.code, 0, r.stderr);
+    const runDir = JSON.parse(r.stdout).run_dir as string;
+    const lines = Deno.readTextFileSync(`${runDir}/.arrow/usage/N4.jsonl`).trim().split("\n").map((l) =>
+      JSON.parse(l) as { call: string; tokens: number }
+    );
+    const calls = new Map(lines.map((l) => [l.call, l.tokens]));
+    const tokens = [...calls.values()].reduce((a, b) => a + b, 0);
+    ok(tokens > 0);
+    const report = await arrow(["report", "latest", "--runs-dir", runsDir]);
+    equal(report.code, 0, report.stderr);
+    match(
+      report.stdout,
+      /^## LLM use\n\n\| node \| calls \| tokens \|\n/m,
+      "no cost column: the API gave none",
+    );
+    match(report.stdout, new RegExp(`^\\| N4 \\| ${calls.size} \\| ${tokens} \\|$`, "m"));
+    const rows = [...report.stdout.matchAll(/^\| (N\d+) \| (\d+|—) \| (\d+) \|$/gm)];
+    const sum = (k: 2 | 3) => rows.reduce((n, m) => n + (m[k] === "—" ? 0 : Number(m[k])), 0);
+    match(report.stdout, new RegExp(`^\\| \\*\\*total\\*\\* \\| ${sum(2)} \\| ${sum(3)} \\|$`, "m"));
   } finally {
     Deno.removeSync(runsDir, { recursive: true });
   }
