@@ -96,7 +96,10 @@ Deno.test("arrow tree refuses bad usage with exit 1 and a message, leaving no ru
       ["tree", ...data, "--target", "label", "--search", "best"],
       /--search must be one of tree, random, greedy/,
     ],
-    [["tree", ...data, "--target", "label", "--cycles", "0"], /Cannot use --cycles 0: a whole number from 1 to 10000/],
+    [
+      ["tree", ...data, "--target", "label", "--cycles", "0"],
+      /Cannot use --cycles 0: a whole number from 1 to 10000/,
+    ],
     [["tree", "--resume", "no-such-run", "--runs-dir", tmp], /no tree run "no-such-run"/],
   ];
   try {

@@ -8,6 +8,8 @@
  */
 import type { Verdict } from "../model/state.ts";
 import { graphHeadline } from "../record/headline.ts";
+import type { NodeUsage } from "../record/usage_section.ts";
+import { usageOf } from "./usage.ts";
 import { Gate, isPlainFile, readPlain } from "./safe_read.ts";
 
 /** What a run id may look like; a leading dot is refused too (`.`, `..`, hidden directories). */
@@ -41,6 +43,8 @@ export interface RunSummary {
   score: number | null;
   /** What the score is: "final test", "held-out" (tree), "method", "best", "baseline" (graph). */
   score_of: string | null;
+  /** LLM use per node from the run's usage files (calls, tokens, cost when reported); null without any. */
+  usage: Record<string, NodeUsage> | null;
 }
 
 /** Tells whether the process that wrote a run's lock is still that process (pid reuse aware). */
@@ -129,6 +133,7 @@ export async function summarize(runsDir: string, id: string, alive?: AliveCheck)
     started_at: text(meta.started_at) ?? null,
     kind,
     ...(kind === "tree" ? treeScore(state) : graphHeadline(state)),
+    usage: await usageOf(dir),
   };
 }
 
