@@ -90,7 +90,7 @@ Deno.test("arrow tree refuses bad usage with exit 1 and a message, leaving no ru
   const data = ["--data", `${FIX}small.csv`, "--runs-dir", tmp];
   const cases: [string[], RegExp][] = [
     [["tree", "--target", "label"], /missing --data/],
-    [["tree", ...data, "--target", "nope"], /Cannot find column "nope"/],
+    [["tree", ...data, "--target", "nope"], /small\.csv:1: no column "nope" to predict/],
     [["tree", ...data, "--target", "label", "--metric", "r2"], /Cannot use metric "r2"/],
     [
       ["tree", ...data, "--target", "label", "--search", "best"],
