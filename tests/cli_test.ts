@@ -34,7 +34,7 @@ Deno.test("usage errors are one line on stderr and exit 1", async () => {
     [["run", "--scenario"], "arrow run: option --scenario needs a value (see arrow run --help)"],
     [
       ["run", "--scenario", "green", "--tick-ms", "fast"],
-      'arrow run: --tick-ms must be a whole number ≥ 0, got "fast"',
+      "arrow run: Cannot use --tick-ms fast: a whole number ≥ 0",
     ],
     [["run", "--scenario", "green", "extra.yaml"], "arrow run: give --scenario or a plan file, not both"],
     [["report"], "arrow report: missing run directory (see arrow report --help)"],

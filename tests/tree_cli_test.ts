@@ -105,13 +105,16 @@ Deno.test("arrow tree refuses bad usage with exit 1 and a message, leaving no ru
   const data = ["--data", `${FIX}small.csv`, "--runs-dir", tmp];
   const cases: [string[], RegExp][] = [
     [["tree", "--target", "label"], /missing --data/],
-    [["tree", ...data, "--target", "nope"], /Cannot find column "nope"/],
+    [["tree", ...data, "--target", "nope"], /small\.csv:1: no column "nope" to predict/],
     [["tree", ...data, "--target", "label", "--metric", "r2"], /Cannot use metric "r2"/],
     [
       ["tree", ...data, "--target", "label", "--search", "best"],
       /--search must be one of tree, random, greedy/,
     ],
-    [["tree", ...data, "--target", "label", "--cycles", "0"], /--cycles must be a whole number/],
+    [
+      ["tree", ...data, "--target", "label", "--cycles", "0"],
+      /Cannot use --cycles 0: a whole number from 1 to 10000/,
+    ],
     [["tree", "--resume", "no-such-run", "--runs-dir", tmp], /no tree run "no-such-run"/],
   ];
   try {

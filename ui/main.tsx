@@ -7,6 +7,7 @@
  */
 import { render } from "preact";
 import { RunList } from "./components/run_list.tsx";
+import { fetchSummary } from "./lib/api.ts";
 import { RunView } from "./components/run_view.tsx";
 import { TreeView } from "./components/tree_view.tsx";
 import { PlayerModel } from "./models/player_model.ts";
@@ -29,6 +30,10 @@ if (id && params.get("view") === "tree") {
   render(<TreeView model={tree} id={id} />, root);
   void tree.load();
 } else if (id) {
+  // An old link (or a typed URL) to a tree run without view=tree: the graph view would wait forever.
+  void fetchSummary(id).then((sum) => {
+    if (sum.kind === "tree") location.replace(`/?run=${encodeURIComponent(id)}&view=tree`);
+  }).catch(() => {});
   const run = new RunModel(id);
   const player = new PlayerModel(run);
   const view = new ViewModel(run, player);

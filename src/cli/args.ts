@@ -6,6 +6,7 @@
  */
 import { parseArgs } from "node:util";
 import { UsageError } from "./errors.ts";
+import { printable } from "./escape.ts";
 
 export type FlagSpec = Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }>;
 
@@ -16,9 +17,20 @@ export interface Parsed {
 
 export function parse(cmd: string, argv: string[], flags: FlagSpec, maxPositionals: number): Parsed {
   let out: Parsed;
+  // `--cycles -1` would otherwise read "-1" as an option and fail with a vaguer message than `--cycles 0`
+  // gets: a number-like word after a value flag is that flag's value, checked (and refused) like any other.
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!, next = argv[i + 1];
+    const takesValue = a.startsWith("--") && flags[a.slice(2)]?.type === "string";
+    if (takesValue && next !== undefined && /^-\d/.test(next)) {
+      args.push(`${a}=${next}`);
+      i++;
+    } else args.push(a);
+  }
   try {
     out = parseArgs({
-      args: argv,
+      args,
       options: { ...flags, help: { type: "boolean", short: "h" } },
       allowPositionals: true,
       strict: true,
@@ -55,7 +67,9 @@ export function intFlag(
   const n = Number(v);
   if (typeof v !== "string" || !/^\d+$/.test(v) || n < min || n > max) {
     const range = max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`;
-    throw new UsageError(`arrow ${cmd}: --${name} must be a whole number ${range}, got "${v}"`);
+    throw new UsageError(
+      `arrow ${cmd}: Cannot use --${name} ${printable(String(v))}: a whole number ${range}`,
+    );
   }
   return n;
 }

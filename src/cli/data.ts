@@ -7,32 +7,32 @@
  * @module
  */
 import type { Plan, PlanNode } from "../graph/types.ts";
-import { CsvError, parseCsv, type Table } from "../workers/lib/csv.ts";
-import { InputError, readInput } from "./errors.ts";
+import { parseNumber } from "../tabular/infer.ts";
+import { parseCsvText } from "../tabular/mod.ts";
+import { checkData, MIN_ROWS } from "./data_checks.ts";
+import { InputError } from "./errors.ts";
 
-/** Fewest rows that still leave a dev part with a spread to score R² on (60/20/20 split). */
-export const MIN_ROWS = 10;
+export { MIN_ROWS };
 
-/** Checks that `table` (from `file`) can be the data set of a regression on `target`. */
-export function checkTable(table: Table, file: string, target: string): void {
-  const t = table.columns.indexOf(target);
-  if (t < 0) {
-    throw new InputError(`arrow run: ${file}:1: no column "${target}" to predict`, [
-      `columns in ${file}: ${table.columns.join(", ")}`,
-    ]);
-  }
-  if (table.columns.length < 2) {
-    throw new InputError(`arrow run: ${file}:1: no feature columns besides the target "${target}"`);
-  }
-  if (table.rows.length < MIN_ROWS) {
-    throw new InputError(
-      `arrow run: ${file}: ${table.rows.length} data rows; at least ${MIN_ROWS} are needed for a train/dev/test split`,
-    );
-  }
-  if (table.rows.every((r) => r[t] === table.rows[0]![t])) {
-    throw new InputError(
-      `arrow run: ${file}: column "${target}" has the same value on every line; nothing to predict`,
-    );
+/**
+ * The real path's built-in workers fit a regression on numbers: past the checks both modes share, every
+ * cell must be a number (arrow tree takes any column); the first one that is not is named by its line.
+ */
+function numericOnly(file: string): void {
+  const raw = parseCsvText(Deno.readTextFileSync(file), file);
+  for (let i = 0; i < raw.rows.length; i++) {
+    const row = raw.rows[i]!;
+    for (let j = 0; j < raw.header.length; j++) {
+      const cell = row[j]!;
+      if (Number.isFinite(parseNumber(cell))) continue;
+      const what = cell.trim() === "" ? "an empty cell" : JSON.stringify(cell.slice(0, 40));
+      throw new InputError(
+        `arrow run: ${file}:${raw.lines[i]}: column ${
+          JSON.stringify(raw.header[j])
+        } holds ${what}, not a number`,
+        ["arrow run --data's built-in workers take numeric cells only; arrow tree --data takes any column"],
+      );
+    }
   }
 }
 
@@ -50,14 +50,9 @@ function dataNode(plan: Plan): PlanNode {
 export function withUserData(plan: Plan, file: string, target: string, runDir: string): Promise<Plan> {
   try {
     const node = dataNode(plan);
-    let table: Table;
-    try {
-      table = parseCsv(readInput(file, "--data"), file);
-    } catch (e) {
-      if (e instanceof CsvError) throw new InputError(`arrow run: ${e.message}`);
-      throw e;
-    }
-    checkTable(table, file, target);
+    const checked = checkData("run", file, target, { cells: () => numericOnly(file) });
+    for (const n of checked.notes) console.error(`note: ${n}`);
+    for (const w of checked.warnings) console.error(`warning: ${w}`);
     const dest = `${runDir}/data/${file.split("/").pop()}`;
     Deno.mkdirSync(`${runDir}/data`, { recursive: true });
     Deno.copyFileSync(file, dest);

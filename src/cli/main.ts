@@ -42,10 +42,11 @@ const WORKERS: Record<string, () => Promise<{ main(args: string[]): Promise<numb
 
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
-  if (cmd === "-h" || cmd === "--help" || cmd === "help") {
+  if (cmd === "-h" || cmd === "--help" || (cmd === "help" && rest.length === 0)) {
     console.log(usage());
     return 0;
   }
+  if (cmd === "help") return await main([rest[0]!, "--help"]);
   if (cmd === "-V" || cmd === "--version") {
     console.log(`arrow ${VERSION}`);
     return 0;

@@ -7,7 +7,7 @@
  */
 import { connectLlm } from "../llm/connect.ts";
 import { LlmConfigError, LlmError } from "../llm/errors.ts";
-import { PlanError, planFromQuestion } from "../llm/planner.ts";
+import { extractYaml, PlanError, planFromQuestion } from "../llm/planner.ts";
 import { writeAtomic } from "../runtime/atomic.ts";
 import { parse } from "./args.ts";
 import { InputError, UsageError } from "./errors.ts";
@@ -18,7 +18,9 @@ export const help = `Usage: arrow plan "<question>" [-o plan.yaml] [--model M] [
 
 Asks an LLM to turn a research question into an Arrow plan (a task graph with LLM agent workers), checks it
 with the same loader as arrow validate, sends any file:line:col problems back once for repair, and writes
-the valid plan. Edit it freely, then: arrow validate plan.yaml; arrow run plan.yaml --live.
+the valid plan. Edit it freely, then: arrow validate plan.yaml; arrow run plan.yaml --live. A plan still
+invalid after the repair round is not written there: it goes to plan.rejected.yaml, which the printed
+file:line:col problems cite, so each opens where it is.
 
 Options:
   -o, --output <file>  Where to write the plan (default plan.yaml); never half-written
@@ -77,7 +79,18 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (e) {
     if (e instanceof PlanError) {
-      throw new InputError(`arrow plan: ${e.message}; nothing written`, e.diagnostics.slice(0, 50).map(safe));
+      const last = e.calls.at(-1);
+      if (!last) throw new InputError(`arrow plan: ${e.message}; nothing written`);
+      // The problems cite the output path; the rejected text goes beside it, and the citations follow it.
+      const rejected = output.replace(/(\.ya?ml)?$/i, ".rejected.yaml");
+      writeAtomic(rejected, extractYaml(last.result.content));
+      const cited = e.diagnostics.slice(0, 50).map((d) =>
+        safe(d.startsWith(`${output}:`) ? rejected + d.slice(output.length) : d)
+      );
+      throw new InputError(
+        `arrow plan: ${e.message}; ${output} not written, the rejected plan is in ${rejected}`,
+        cited,
+      );
     }
     if (e instanceof LlmError) throw new InputError(`arrow plan: ${safe(e.message)}; nothing written`);
     throw e;

@@ -15,7 +15,8 @@ import { exists, resolveRunDir } from "./rundir.ts";
 
 export const DEFAULT_PROXY_PORT = 8790;
 
-export const help = `Usage: arrow proxy --run <run-dir|latest> [--port P] [--upstream URL]
+export const help =
+  `Usage: arrow proxy --run <run-dir | run-id | latest> [--runs-dir D] [--port P] [--upstream URL]
 
 An OpenAI-compatible pass-through for agent frameworks that make their own LLM calls. Point the framework's
 base URL at http://127.0.0.1:P/v1 and give it the API key "arrow:<node>" (or send the header
@@ -25,16 +26,18 @@ redacted), and its usage appended to <run>/.arrow/usage/<node>.jsonl, where the 
 has spent its budget.tokens, further calls get HTTP 429 with a JSON error saying so.
 
 Options:
-  --run <dir>       The run directory (or a run id under ./runs, or "latest"); its plan.yaml names the nodes
+  --run <dir>       The run directory (or a run id under the runs directory, or "latest"); its plan.yaml
+                    names the nodes
+  --runs-dir <dir>  Where to look up a run id or "latest" (default ./runs)
   --port <n>        Port on 127.0.0.1 (default ${DEFAULT_PROXY_PORT}; 0 picks a free one)
   --upstream <url>  Upstream base URL (default ARROW_LLM_BASE_URL, else https://openrouter.ai/api/v1)
   -h, --help
 
 Runs until Ctrl-C (exit 0).`;
 
-function runDirOf(arg: string): string {
+function runDirOf(arg: string, runsDir: string | undefined): string {
   if (exists(`${arg}/plan.yaml`)) return Deno.realPathSync(arg);
-  return resolveRunDir(arg);
+  return resolveRunDir(arg, runsDir);
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -42,9 +45,10 @@ export async function main(argv: string[]): Promise<number> {
     run: { type: "string" },
     port: { type: "string" },
     upstream: { type: "string" },
+    "runs-dir": { type: "string" },
   }, 0);
   if (!values.run) throw new UsageError("arrow proxy: --run <run-dir> is required (see arrow proxy --help)");
-  const runDir = runDirOf(values.run as string);
+  const runDir = runDirOf(values.run as string, values["runs-dir"] as string | undefined);
   const port = intFlag("proxy", "port", values.port, 0, DEFAULT_PROXY_PORT, 65535);
   let settings, upstream;
   try {

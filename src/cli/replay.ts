@@ -16,11 +16,14 @@ import { intFlag, parse } from "./args.ts";
 import { InputError, UsageError } from "./errors.ts";
 import { statusTable } from "./progress.ts";
 import { resolveRunDir } from "./rundir.ts";
+import { isTreeRun, treeReplay } from "./tree_runs.ts";
 
 export const help = `Usage: arrow replay <run-dir | run-id | latest> [options]
 
 Re-renders a run tick by tick from its replay.jsonl: status changes, incidents, spawned nodes, the verdict.
-It runs no worker and reads no other file, and ends in the same final state as state.json.
+It runs no worker and reads no other file, and ends in the same final state as state.json. A tree run
+(arrow tree) is re-rendered step by step from tree/replay.jsonl; it keeps no hash chain (its SQLite store,
+tree.db, is the authority), so --check proves its steps are the store's and fold to state.json.
 
 Options:
   --tick-ms <n>     Pause between ticks, to watch it unfold (default 0)
@@ -40,6 +43,10 @@ export async function main(argv: string[]): Promise<number> {
   if (!positionals[0]) throw new UsageError("arrow replay: missing run directory (see arrow replay --help)");
   const tickMs = intFlag("replay", "tick-ms", values["tick-ms"], 0, 0);
   const runDir = resolveRunDir(positionals[0], values["runs-dir"] as string | undefined);
+  if (isTreeRun(runDir)) {
+    if (tickMs) throw new UsageError("arrow replay: --tick-ms is for task-graph runs; this is a tree run");
+    return treeReplay(runDir, { check: values.check === true, json: values.json === true });
+  }
   let text: string;
   try {
     text = await Deno.readTextFile(`${runDir}/replay.jsonl`);

@@ -23,9 +23,9 @@ validate, one repair round), LLM agents work its agent nodes inside their sandbo
 result from world-state alone. Ends with the verdict and the anytime report.
 
 Options:
-  --bait [kind]      Cast an adversarial decoy on one agent (default drop_noisy): ${
-  BAIT_KINDS.map((k) => `${k} (${BAITS[k].title})`).join(", ")
-}. The overwatch must catch it and withhold the tainted result.
+  --bait [kind]      Cast an adversarial decoy on one agent (default drop_noisy); the overwatch must catch
+                     it and withhold the tainted result. Kinds:
+${BAIT_KINDS.map((k) => `                       ${k}: ${BAITS[k].title}`).join("\n")}
   --model <name>     Model for the planner and agents without their own (default ARROW_LLM_MODEL)
   --serve            Serve the live dashboard while the run goes
   --port <n>, --host <addr>   Dashboard address with --serve

@@ -15,6 +15,7 @@ import { onInterrupt } from "./interrupt.ts";
 import { Progress } from "./progress.ts";
 import { printOutcome, recordEnd } from "./run.ts";
 import { resolveRunDir } from "./rundir.ts";
+import { isTreeRun } from "./tree_runs.ts";
 import { findBwrap } from "./sandbox.ts";
 
 export const help = `Usage: arrow resume <run-dir | run-id | latest> [options]
@@ -27,7 +28,7 @@ checkpoint), and the run goes on to its verdict. Resuming a finished run says so
 Only one arrow process may work on a run directory at a time. A run on the Slurm runtime keeps it: jobs
 that are still queued or running are re-attached (never submitted twice), jobs of nodes that no longer run
 are cancelled, and only a job Slurm lost restarts from its checkpoint ($SLURM_CONF, else the cluster the
-run was started on).
+run was started on). A tree run (arrow tree) is continued exactly as arrow tree --resume does.
 
 Options:
   --tick-ms <n>      Pause between ticks (default: the run's own)
@@ -48,6 +49,16 @@ export async function main(argv: string[]): Promise<number> {
   if (!positionals[0]) throw new UsageError("arrow resume: missing run directory (see arrow resume --help)");
   const runDir = resolveRunDir(positionals[0], values["runs-dir"] as string | undefined);
   const json = values.json === true;
+  if (isTreeRun(runDir)) {
+    for (const f of ["tick-ms", "max-ticks", "quiet"]) {
+      if (values[f] !== undefined) {
+        throw new UsageError(`arrow resume: --${f} is for task-graph runs; ${runDir} is a tree run`);
+      }
+    }
+    const runsDir = runDir.slice(0, runDir.lastIndexOf("/"));
+    const tree = await import("./tree.ts");
+    return await tree.main(["--resume", runDir, "--runs-dir", runsDir, ...(json ? ["--json"] : [])]);
+  }
   const quiet = json || values.quiet === true;
   let meta: Record<string, unknown> = {};
   try {

@@ -70,7 +70,8 @@ Options:
                      a plan or --scenario it runs the seed plan on it)
   --target <column>  The column to predict in --data
 
-Built-in real workers (plan: worker: {type: builtin, name: …}): ${BUILTIN_WORKERS.join(", ")}.
+Built-in real workers (plan: worker: {type: builtin, name: …}):
+  ${BUILTIN_WORKERS.join(", ")}.
 Any other program runs as worker: {type: command, argv: [...]} under bubblewrap (WORKERS.md says how to
 write one). Faults a node's worker cannot act out are refused before the run; faults that never fired are
 listed at the end.

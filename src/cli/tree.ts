@@ -8,6 +8,7 @@ import { SlurmClient, SlurmError } from "../runtime/slurm/mod.ts";
 import { basename, resolve } from "node:path";
 import { connectLlm } from "../llm/connect.ts";
 import { LlmConfigError } from "../llm/errors.ts";
+import { Redactor, secretValues } from "../llm/redact.ts";
 import { canonicalPretty } from "../model/json.ts";
 import type { Incident } from "../model/state.ts";
 import { narrate } from "../record/narrate.ts";
@@ -27,6 +28,9 @@ import { printable } from "./escape.ts";
 import { onInterrupt } from "./interrupt.ts";
 import { findBwrap } from "./sandbox.ts";
 import { startDashboard, untilInterrupted } from "./serve.ts";
+import { exists, resolveRunDir } from "./rundir.ts";
+import { checkData } from "./data_checks.ts";
+import { addDataNotes } from "./tree_runs.ts";
 
 export const help = `Usage: arrow tree --data FILE.csv --target COLUMN [options]
        arrow tree --resume RUN [--json] [--serve]
@@ -47,8 +51,8 @@ only if its held-out score beats the incumbent's by ACCEPT_EPS (0.003) and by ${
 paired bootstrap over the held-out rows (linearized for AUC past 1,000 rows; a gain within the held-out part's
 noise is not admitted). Each fold runs an LLM's (or any untrusted) code in a fresh worker, so nothing it
 remembers reaches the next fold; the library's own modules, checked by content hash, run beside the model. A
-child that goes silent is stopped and blamed. Failing code becomes a failed-informative node with its lesson. Everything is persisted
-in SQLite every step: after a crash, --resume continues with nothing lost.
+child that goes silent is stopped and blamed. Failing code becomes a failed-informative node with its lesson.
+Everything is persisted in SQLite every step: after a crash, --resume continues with nothing lost.
 
 Options:
   --data <file.csv>        The data (header line; missing: empty, NA, ?, NaN)
@@ -163,12 +167,19 @@ function runName(data: string): string {
 }
 
 function resolveRun(arg: string, runsDir: string): string {
-  for (const p of [arg, `${runsDir}/${arg}`]) {
-    try {
-      if (Deno.statSync(`${p}/tree.db`).isFile) return Deno.realPathSync(p);
-    } catch {
-      // not this one
-    }
+  let dir: string | null = null;
+  try {
+    dir = resolveRunDir(arg, runsDir);
+  } catch {
+    // said below, naming both places looked in
+  }
+  if (dir && exists(`${dir}/tree.db`)) return dir;
+  if (dir) {
+    throw new InputError(
+      `arrow tree: ${printable(dir)} is a task-graph run, not a tree run; continue it with: arrow resume ${
+        printable(dir)
+      }`,
+    );
   }
   throw new InputError(
     `arrow tree: no tree run "${printable(arg)}" (looked for ${printable(arg)}/tree.db and in ${
@@ -177,6 +188,23 @@ function resolveRun(arg: string, runsDir: string): string {
   );
 }
 
+/** Flags that shape a new run; a resumed run goes on as it began, so giving one is refused, never ignored. */
+const FIXED_AT_START = [
+  "data",
+  "start",
+  "target",
+  "metric",
+  "cycles",
+  "executors",
+  "seed",
+  "ideator",
+  "search",
+  "no-insights",
+  "heldout-budget",
+  "observe-every",
+  "budget-seconds",
+] as const;
+
 const f4 = (x: number | null | undefined) => (x === null || x === undefined ? "—" : x.toFixed(4));
 
 /** One line per step for people watching the terminal (text from LLMs and CSVs escaped). */
@@ -184,7 +212,12 @@ function describe(s: TreeState, ev: TreeEvent, incidents: Incident[]): string[] 
   const out = incidents.map((i) => `  ! ${printable(narrate(i))}`);
   switch (ev.e) {
     case "proposed":
-      return [`cycle ${s.cycle}: expand ${ev.parent} → ${ev.hypotheses.length} hypothesis(es)`, ...out];
+      // Why an ideator's replies gave nothing (or less) is said here, not only in the report.
+      return [
+        `cycle ${s.cycle}: expand ${ev.parent} → ${ev.hypotheses.length} hypothesis(es)`,
+        ...ev.problems.map((p) => `  ! ideator: ${printable(p, { max: 300 })}`),
+        ...out,
+      ];
     case "executed":
       return [
         ...ev.results.map((r) => {
@@ -214,13 +247,15 @@ function describe(s: TreeState, ev: TreeEvent, incidents: Incident[]): string[] 
 
 async function llmIdeator(model: string | undefined, runDir: string): Promise<LlmIdeator> {
   try {
-    const { client, model: chosen } = connectLlm("tree", model);
+    const { client, model: chosen, settings } = connectLlm("tree", model);
     Deno.mkdirSync(`${runDir}/logs`, { recursive: true });
+    const redact = new Redactor([settings.apiKey, ...secretValues(Deno.env.toObject())]);
     const log = await Deno.open(`${runDir}/logs/llm.jsonl`, { append: true, create: true });
     const enc = new TextEncoder();
     return new LlmIdeator(client, {
       model: chosen,
-      log: (r) => void log.write(enc.encode(JSON.stringify(r) + "\n")),
+      // The prompt and the reply are logged, so a key-like string in either is redacted first.
+      log: (r) => void log.write(enc.encode(JSON.stringify(redact.deep(r)) + "\n")),
     });
   } catch (e) {
     if (e instanceof LlmConfigError) throw new InputError(`arrow tree: ${e.message}`);
@@ -239,8 +274,12 @@ export async function main(argv: string[]): Promise<number> {
     throw new UsageError("arrow tree: --port and --host need --serve");
   }
   const port = intFlag("tree", "port", values.port, 0, 8765, 65535);
-  if (resume && values.start !== undefined) {
-    throw new UsageError("arrow tree: --resume continues a run as it began: give no --start");
+  const fixed = FIXED_AT_START.filter((f) => values[f] !== undefined);
+  if (resume && fixed.length) {
+    throw new UsageError(
+      `arrow tree: --resume continues a run with the settings it began with (its --cycles budget included); ` +
+        `cannot change ${fixed.map((f) => `--${f}`).join(", ")}`,
+    );
   }
   let start;
   try {
@@ -248,9 +287,6 @@ export async function main(argv: string[]): Promise<number> {
   } catch (e) {
     if (e instanceof StartError) throw new InputError(`arrow tree: ${e.message}`);
     throw e;
-  }
-  if (resume && (values.data || values.target)) {
-    throw new UsageError("arrow tree: --resume continues a run as it began: give no --data or --target");
   }
   if (!resume && !values.data) {
     throw new UsageError("arrow tree: missing --data <file.csv> (see arrow tree --help)");
@@ -286,6 +322,12 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (!bwrap && !json) {
     console.error("note: bubblewrap is not available; executors run under Deno's permissions alone");
+  }
+  // The file is read and checked before the run directory exists, so bad data leaves nothing behind.
+  const checked = resume ? null : checkData("tree", values.data as string, values.target as string);
+  if (checked && !json) {
+    for (const n of checked.notes) console.error(`note: ${n}`);
+    for (const w of checked.warnings) console.error(`warning: ${w}`);
   }
   Deno.mkdirSync(runDir, { recursive: true });
   let lock;
@@ -331,7 +373,11 @@ export async function main(argv: string[]): Promise<number> {
     } else {
       writeAtomic(
         `${runDir}/run.json`,
-        canonicalPretty({ ...meta, scenario: `tree:${basename(values.data as string)}` }),
+        canonicalPretty({
+          ...meta,
+          scenario: `tree:${basename(values.data as string)}`,
+          data_notes: [...checked?.notes ?? [], ...checked?.warnings ?? []],
+        }),
       );
       if (!json) console.log(`arrow tree ${printable(values.data as string)} → ${printable(runDir)}`);
       out = await startTree({
@@ -375,6 +421,7 @@ export async function main(argv: string[]): Promise<number> {
       ticks: out.state.tick,
     }),
   );
+  addDataNotes(runDir);
   if (out.state.pending !== null) {
     console.error(
       `arrow tree: interrupted at step ${out.state.tick}; continue with: arrow tree --resume ${

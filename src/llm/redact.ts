@@ -38,7 +38,14 @@ export class Redactor {
         /\b([A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD)[A-Z0-9_]*)=("[^"]*"|'[^']*'|\S+)/g,
         `$1=${REDACTED}`,
       )
-      .replace(/("?(?:authorization|api[_-]?key|x-api-key)"?\s*[:=]\s*)"[^"]*"/gi, `$1"${REDACTED}"`);
+      .replace(/("?(?:authorization|api[_-]?key|x-api-key)"?\s*[:=]\s*)"[^"]*"/gi, `$1"${REDACTED}"`)
+      // key=…, token: …, secret=… in any case, when what follows is long enough to be a credential (hex,
+      // base64, URL-safe), not a word: `token=abc` in prose stays, `token=3f9a…(16+)` goes.
+      .replace(
+        /\b((?:api[_-]?|access[_-]?|auth[_-]?)?(?:key|token|secret|password))(\s*[=:]\s*)([A-Za-z0-9+/_.~-]{16,}={0,2})/gi,
+        (m, name: string, sep: string, value: string) =>
+          value === REDACTED || value.startsWith("[") ? m : `${name}${sep}${REDACTED}`,
+      );
   }
 
   /** A deep copy with every string redacted. */

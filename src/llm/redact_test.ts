@@ -13,6 +13,18 @@ Deno.test("Redactor.text() removes known secrets, bearer tokens, sk- keys and se
   equal(r.text("monkey=banana"), "monkey=banana");
 });
 
+Deno.test("Redactor.text() removes long tokens after key=, token=, secret= in any case", () => {
+  const r = new Redactor([]);
+  equal(r.text("url?key=0123456789abcdef0123456789abcdef&x=1"), "url?key=[REDACTED]&x=1");
+  equal(r.text("token: dGhpcyBpcyBhIGxvbmcgc2VjcmV0IQ=="), "token: [REDACTED]");
+  equal(r.text("use access_token=ya29.A0ARrdaM-abcdefghijkl now"), "use access_token=[REDACTED] now");
+  equal(r.text('{"Secret":"x","secret=ABCDEFGHIJKLMNOPQRST"}'), '{"Secret":"x","secret=[REDACTED]"}');
+  // A short value or a word is prose, not a credential; a hash under another name is left.
+  equal(r.text("token=abc, key: value"), "token=abc, key: value");
+  equal(r.text("monkey=0123456789abcdef0123456789"), "monkey=0123456789abcdef0123456789");
+  equal(r.text("data_hash=0123456789abcdef0123456789abcdef"), "data_hash=0123456789abcdef0123456789abcdef");
+});
+
 Deno.test("Redactor.deep() redacts every string of a nested value and keeps the rest", () => {
   const r = new Redactor(["hunter22"]);
   const out = r.deep({ a: ["hunter22", 3, null], b: { c: "say hunter22" }, d: true });

@@ -12,6 +12,7 @@ import { judge } from "../overwatch/verdict.ts";
 import { mdInline, mdText } from "./md_escape.ts";
 import { narrate } from "./narrate.ts";
 import { sweepSection } from "./sweep_report.ts";
+import { type NodeUsage, usageSection } from "./usage_section.ts";
 
 const fmt = (
   x: unknown,
@@ -30,7 +31,15 @@ function dataset(state: RunState): string | null {
   return null;
 }
 
-export function renderReport(state: RunState, incidents: readonly Incident[]): string {
+/**
+ * The report; `usage` (what the run's usage files add up to, per node) adds calls and cost to the LLM-use
+ * section, which otherwise shows the tokens the run state counted.
+ */
+export function renderReport(
+  state: RunState,
+  incidents: readonly Incident[],
+  usage?: Record<string, NodeUsage>,
+): string {
   const { plan } = state;
   const j = judge(state);
   const final = state.verdict !== null;
@@ -143,6 +152,7 @@ export function renderReport(state: RunState, incidents: readonly Incident[]): s
   }
 
   lines.push(...jobSection(state));
+  lines.push(...usageSection(state, usage));
   lines.push(`## Black box (${incidents.length} incident${incidents.length === 1 ? "" : "s"})`, "");
   for (const i of incidents) {
     const label = isSurgery(i.evidence) ? "graph surgery" : i.type;

@@ -7,6 +7,9 @@
  * @module
  */
 import type { Verdict } from "../model/state.ts";
+import { graphHeadline } from "../record/headline.ts";
+import type { NodeUsage } from "../record/usage_section.ts";
+import { usageOf } from "./usage.ts";
 import { Gate, isPlainFile, readPlain } from "./safe_read.ts";
 
 /** What a run id may look like; a leading dot is refused too (`.`, `..`, hidden directories). */
@@ -32,6 +35,16 @@ export interface RunSummary {
   incidents: number;
   question: string;
   started_at: string | null;
+  /** graph: a task-graph run (opens in the graph view); tree: an `arrow tree` run (the tree view). */
+  kind: "graph" | "tree";
+  /** The run's metric, as its record names it (plan protocol, or the tree's config). */
+  metric: string | null;
+  /** The run's headline score on that metric, from what the record wrote; null while there is none. */
+  score: number | null;
+  /** What the score is: "final test", "held-out" (tree), "method", "best", "baseline" (graph). */
+  score_of: string | null;
+  /** LLM use per node from the run's usage files (calls, tokens, cost when reported); null without any. */
+  usage: Record<string, NodeUsage> | null;
 }
 
 /** Tells whether the process that wrote a run's lock is still that process (pid reuse aware). */
@@ -79,6 +92,23 @@ export async function phaseOf(dir: string, verdict: unknown, alive?: AliveCheck)
   return alive(lock.pid, typeof lock.start === "string" ? lock.start : null) ? "live" : "stopped";
 }
 
+const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
+const obj = (v: unknown): Record<string, unknown> =>
+  v && typeof v === "object" && !Array.isArray(v) ? v as Record<string, unknown> : {};
+
+/** A tree run's metric and score: the best artifact's final test once scored, else the incumbent's held-out. */
+function treeScore(state: Record<string, unknown>): Pick<RunSummary, "metric" | "score" | "score_of"> {
+  const metric = obj(state.config).metric;
+  const best = num(obj(state.final).best);
+  const incumbent = typeof state.incumbent === "string" ? obj(obj(state.nodes)[state.incumbent]) : {};
+  const heldout = num(incumbent.heldout);
+  return {
+    metric: typeof metric === "string" ? metric.slice(0, 40) : null,
+    score: best ?? heldout,
+    score_of: best !== null ? "final test" : heldout !== null ? "held-out" : null,
+  };
+}
+
 /** The list's view of a run; fields a file does not give (or gives wrongly typed) fall back to "?" or 0. */
 export async function summarize(runsDir: string, id: string, alive?: AliveCheck): Promise<RunSummary | null> {
   const dir = runDirOf(runsDir, id);
@@ -88,6 +118,9 @@ export async function summarize(runsDir: string, id: string, alive?: AliveCheck)
   const plan = (state.plan ?? {}) as { question?: unknown };
   const verdict = typeof state.verdict === "string" ? state.verdict as Verdict : null;
   const text = (v: unknown) => (typeof v === "string" ? v.slice(0, 200) : undefined);
+  const kind = isPlainFile(dir, "tree.db") || state.mode === "tree" || meta.mode === "tree"
+    ? "tree"
+    : "graph";
   return {
     id,
     scenario: text(state.scenario) ?? text(meta.scenario) ?? "?",
@@ -98,6 +131,9 @@ export async function summarize(runsDir: string, id: string, alive?: AliveCheck)
     incidents: Number.isSafeInteger(state.incidents) ? state.incidents as number : 0,
     question: typeof plan.question === "string" ? plan.question.slice(0, 2000) : "",
     started_at: text(meta.started_at) ?? null,
+    kind,
+    ...(kind === "tree" ? treeScore(state) : graphHeadline(state)),
+    usage: await usageOf(dir),
   };
 }
 

@@ -47,3 +47,36 @@ Deno.test("phaseOf() tells live from stopped by the lock and its owner", async (
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("summarize() gives kind, metric, score and LLM use (each call once, cost only when reported)", async () => {
+  const runs = await Deno.makeTempDir();
+  try {
+    Deno.mkdirSync(`${runs}/t/.arrow/usage`, { recursive: true });
+    Deno.writeTextFileSync(`${runs}/t/tree.db`, "");
+    Deno.writeTextFileSync(
+      `${runs}/t/state.json`,
+      JSON.stringify({
+        mode: "tree",
+        config: { metric: "auc" },
+        final: null,
+        incumbent: "n1",
+        nodes: { n1: { heldout: 0.7 } },
+      }),
+    );
+    const line = (call: string, tokens: number, cost?: number) =>
+      JSON.stringify({ call, tokens, cost }) + "\n";
+    Deno.writeTextFileSync(
+      `${runs}/t/.arrow/usage/N4.jsonl`,
+      line("a", 10, 0.5) + line("a", 10, 0.5) + line("b", 5),
+    );
+    Deno.writeTextFileSync(`${runs}/t/.arrow/usage/N5.jsonl`, line("c", 7) + "{torn");
+    const [t] = await listRuns(runs);
+    equal(t!.kind, "tree");
+    equal(t!.metric, "auc");
+    equal(t!.score, 0.7);
+    equal(t!.score_of, "held-out");
+    deepEqual(t!.usage, { N4: { calls: 2, tokens: 15, cost: 0.5 }, N5: { calls: 1, tokens: 7, cost: null } });
+  } finally {
+    await Deno.remove(runs, { recursive: true });
+  }
+});

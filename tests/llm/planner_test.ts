@@ -126,7 +126,7 @@ Deno.test("arrow plan writes a valid plan file that arrow validate accepts", asy
   }
 });
 
-Deno.test("arrow plan writes nothing when the plan stays broken, and names a missing API key", async () => {
+Deno.test("arrow plan writes a plan still broken after repair to .rejected.yaml, cited; names a missing API key", async () => {
   const dir = await Deno.makeTempDir({ prefix: "arrow-plan-" });
   try {
     await using s = await startScriptedServer(loadScript("planner_broken"));
@@ -134,10 +134,17 @@ Deno.test("arrow plan writes nothing when the plan stays broken, and names a mis
     equal(r.code, 1);
     match(
       r.stderr,
-      /^arrow plan: Cannot plan: the model's plan is still invalid after one repair round .*; nothing written\n/,
+      /^arrow plan: Cannot plan: the model's plan is still invalid after one repair round .*; .*p\.yaml not written, the rejected plan is in .*p\.rejected\.yaml\n/,
     );
-    match(r.stderr, /p\.yaml:\d+:\d+: YAML: /);
-    deepEqual([...Deno.readDirSync(dir)], []);
+    // Every citation opens: it names the rejected file, and that file has the line and column it names.
+    const cites = [...r.stderr.matchAll(/(\S*p\.rejected\.yaml):(\d+):(\d+): YAML: /g)];
+    ok(cites.length > 0, r.stderr);
+    const text = Deno.readTextFileSync(`${dir}/p.rejected.yaml`).split("\n");
+    for (const [, file, line, col] of cites) {
+      equal(file, `${dir}/p.rejected.yaml`);
+      ok(text.length >= Number(line) && text[Number(line) - 1]!.length + 1 >= Number(col), `${line}:${col}`);
+    }
+    deepEqual([...Deno.readDirSync(dir)].map((d) => d.name), ["p.rejected.yaml"]);
     const nokey = await arrow(["plan", Q, "-o", `${dir}/p.yaml`], { env: { ARROW_LLM_API_KEY: "" } });
     equal(nokey.code, 1);
     match(nokey.stderr, /^arrow plan: Cannot call the LLM: ARROW_LLM_API_KEY is not set\./);

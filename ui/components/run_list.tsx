@@ -9,7 +9,13 @@ import type { RunsModel } from "../models/runs_model.ts";
 export function RunList({ runs, stage }: { runs: RunsModel; stage: boolean }) {
   const list = runs.runs.value;
   const err = runs.error.value;
-  const link = (id: string) => `/?run=${encodeURIComponent(id)}${stage ? "&stage=1" : ""}`;
+  // A tree run opens in the tree view: the graph view would wait forever for task-graph ticks it never writes.
+  const link = (r: { id: string; kind: string }) =>
+    `/?run=${encodeURIComponent(r.id)}${r.kind === "tree" ? "&view=tree" : ""}${stage ? "&stage=1" : ""}`;
+  const score = (r: { score: number | null; score_of: string | null }) =>
+    r.score === null
+      ? "—"
+      : `${Number.isInteger(r.score) ? r.score : r.score.toFixed(4)}${r.score_of ? ` (${r.score_of})` : ""}`;
   return (
     <main class="runs-page">
       <header class="top">
@@ -30,25 +36,31 @@ export function RunList({ runs, stage }: { runs: RunsModel; stage: boolean }) {
             <tr>
               <th>run</th>
               <th>scenario</th>
+              <th>kind</th>
               <th>mode</th>
               <th>state</th>
               <th>verdict</th>
+              <th>metric</th>
+              <th>score</th>
               <th>ticks</th>
               <th>incidents</th>
             </tr>
           </thead>
           <tbody>
             {list.map((r) => (
-              <tr key={r.id} data-run={r.id} data-phase={r.phase}>
+              <tr key={r.id} data-run={r.id} data-phase={r.phase} data-kind={r.kind}>
                 <td>
-                  <a href={link(r.id)}>{r.id}</a>
+                  <a href={link(r)}>{r.id}</a>
                 </td>
                 <td>{r.scenario}</td>
+                <td class="kind">{r.kind}</td>
                 <td>{r.mode}</td>
                 <td>
                   <span class={`phase phase-${r.phase}`}>{r.phase}</span>
                 </td>
                 <td>{r.verdict ?? "—"}</td>
+                <td class="metric">{r.metric ?? "—"}</td>
+                <td class="score">{score(r)}</td>
                 <td>{r.tick}</td>
                 <td>{r.incidents}</td>
               </tr>

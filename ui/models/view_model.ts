@@ -34,7 +34,9 @@ export const ViewModel = createModel((run: RunModel, player: PlayerModel) => {
     state.value ? metricsOf(state.value, run.lines.value.slice(0, player.cursor.value + 1)) : null
   );
   const report = computed(() =>
-    state.value ? renderReport(state.value, placed.value.map((p) => p.incident)) : ""
+    state.value
+      ? renderReport(state.value, placed.value.map((p) => p.incident), run.summary.value?.usage ?? undefined)
+      : ""
   );
   const selected = signal<number | null>(null);
   const opened = computed(() => placed.value.find((p) => p.seq === selected.value) ?? null);

@@ -1,0 +1,152 @@
+/**
+ * The checks `arrow tree --data` and `arrow run --data` make on the user's CSV before any run directory
+ * exists, with the tabular reader both modes share: what cannot be used is refused (exit 1, naming the file),
+ * and every decision the reader makes on the user's behalf is said aloud as a note.
+ *
+ * @module
+ */
+import { isMissingText } from "../tabular/infer.ts";
+import { CsvError, makeTarget, parseCsvText, readCsvFile, type Table } from "../tabular/mod.ts";
+import { InputError } from "./errors.ts";
+import { printable } from "./escape.ts";
+
+/** Fewest rows with a target the splits can cut: 60% dev in 5 folds, 20% held out, 20% test. */
+export const MIN_ROWS = 10;
+/** Below this many usable rows a run still goes, but its held-out and test parts are a handful of rows. */
+export const FEW_ROWS = 100;
+
+export interface DataCheck {
+  table: Table;
+  /** Decisions the reader made (rows dropped, labels read, columns typed), one sentence each. */
+  notes: string[];
+  /** Reasons to distrust what the run will find. */
+  warnings: string[];
+}
+
+const q = (s: string) => JSON.stringify(printable(s, { max: 60 }));
+
+/** The delimiter a header read as one column looks separated by (the commonest of `;`, tab, `|`), or null. */
+function delimiterHint(header: string): string | null {
+  const counts = [";", "\t", "|"].map((c) => ({ c, n: header.split(c).length - 1 }));
+  const best = counts.sort((a, b) => b.n - a.n)[0]!;
+  return best.n > 0 ? best.c : null;
+}
+
+/**
+ * Reads and checks `file` for predicting `target`; throws InputError for anything that cannot be used.
+ * `cells` is a mode's own rule on cells, run once the columns are known.
+ */
+export function checkData(
+  cmd: string,
+  file: string,
+  target: string,
+  o: { delimiter?: string; cells?: () => void } = {},
+): DataCheck {
+  const delimiter = o.delimiter;
+  let table: Table;
+  try {
+    table = readCsvFile(file, delimiter ? { delimiter } : {});
+  } catch (e) {
+    if (e instanceof CsvError) throw new InputError(`arrow ${cmd}: ${e.message}`);
+    if (e instanceof RangeError) throw new InputError(`arrow ${cmd}: ${e.message}`);
+    throw e;
+  }
+  const names = table.columns.map((c) => c.name);
+  const notes: string[] = [], warnings: string[] = [];
+  if (names.length === 1) {
+    const hint = delimiterHint(names[0]!);
+    if (hint) {
+      throw new InputError(
+        `arrow ${cmd}: ${file}:1: read as one column ${q(names[0]!)}: it looks separated by ${
+          hint === "\t" ? "tabs" : `'${hint}'`
+        }, not commas`,
+        [
+          delimiter === undefined
+            ? "arrow reads comma-separated files: save it with commas (e.g. a spreadsheet's CSV export)"
+            : `it was read with --delimiter ${q(delimiter)}`,
+        ],
+      );
+    }
+  }
+  if (!names.includes(target)) {
+    throw new InputError(`arrow ${cmd}: ${file}:1: no column ${q(target)} to predict`, [
+      `columns in ${file}: ${names.map((n) => printable(n, { max: 60 })).join(", ")}`,
+    ]);
+  }
+  if (names.length < 2) {
+    throw new InputError(`arrow ${cmd}: ${file}:1: no feature columns besides the target ${q(target)}`);
+  }
+  // A mode's own rule on cells, named by line, before the counts of rows (which a bad cell would skew).
+  o.cells?.();
+  let t;
+  try {
+    t = makeTarget(table, target);
+  } catch (e) {
+    if (e instanceof RangeError) throw new InputError(`arrow ${cmd}: ${file}: ${e.message}`);
+    throw e;
+  }
+  const usable = t.usable.length;
+  if (usable < table.nRows) {
+    notes.push(
+      `${table.nRows - usable} of ${table.nRows} rows have no ${
+        q(target)
+      } value and are dropped; ${usable} rows are used`,
+    );
+  }
+  const present = new Set(Array.from(t.usable, (i) => t.y[i]!));
+  if (present.size === 1) {
+    const only = t.task === "regression" ? String(t.y[t.usable[0]!]) : t.classes[t.y[t.usable[0]!]!]!;
+    throw new InputError(
+      `arrow ${cmd}: ${file}: the target ${q(target)} has one class (${
+        q(only)
+      } on every row that has one); ` +
+        "there is nothing to predict",
+    );
+  }
+  if (usable < MIN_ROWS) {
+    throw new InputError(
+      `arrow ${cmd}: ${file}: ${usable} rows with a target; at least ${MIN_ROWS} are needed for the splits ` +
+        "(dev folds, held-out and test rows)",
+    );
+  }
+  if (usable < FEW_ROWS) {
+    warnings.push(
+      `${file} has only ${usable} rows with a target: held-out and test parts of about ${
+        Math.max(1, Math.round(usable * 0.2))
+      } rows each; results on so few rows are noise`,
+    );
+  }
+  const col = table.columns.find((c) => c.name === target)!;
+  if (col.kind === "boolean") {
+    const raw = rawLabels(file, target, delimiter);
+    if (raw.length) notes.push(`target ${q(target)} read as yes/no: ${raw.join(", ")}`);
+  }
+  for (const c of table.columns) {
+    if (c.name === target) continue;
+    const values = c.kind === "categorical"
+      ? Array.from(c.codes, (x) => (x < 0 ? NaN : 0))
+      : c.kind === "text"
+      ? c.values.map((v) => (v === null ? NaN : 0))
+      : Array.from(c.values);
+    if (values.every(Number.isNaN)) {
+      notes.push(
+        `column ${q(c.name)} is empty on every row: it carries no information (read as all missing)`,
+      );
+    }
+  }
+  return { table, notes, warnings };
+}
+
+/** How each raw label of a yes/no target was read (`yes → true`), in the file's own spelling. */
+function rawLabels(file: string, target: string, delimiter?: string): string[] {
+  try {
+    const raw = parseCsvText(Deno.readTextFileSync(file), file, delimiter ? { delimiter } : {});
+    const j = raw.header.indexOf(target);
+    const seen = new Set<string>();
+    for (const r of raw.rows) if (!isMissingText(r[j]!)) seen.add(r[j]!.trim());
+    const truthy = new Set(["true", "t", "yes", "y"]);
+    return [...seen].sort().map((s) => `${q(s)} → ${truthy.has(s.toLowerCase()) ? "true" : "false"}`);
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * The anytime report's account of LLM use: tokens per node and in total (the engine's count, in the run
+ * state), and cost and call counts when the run's usage files are at hand and the API reported a cost.
+ *
+ * @module
+ */
+import type { RunState } from "../model/state.ts";
+import { mdInline } from "./md_escape.ts";
+
+/** What a node's usage file adds up to: distinct calls, their tokens, and their cost when any was reported. */
+export interface NodeUsage {
+  calls: number;
+  tokens: number;
+  cost: number | null;
+}
+
+const money = (c: number) => `$${c < 0.01 ? c.toFixed(6) : c.toFixed(4)}`;
+
+/** Markdown lines for the section; empty when no node used a token and no usage is known. */
+export function usageSection(state: RunState, usage: Record<string, NodeUsage> = {}): string[] {
+  const ids = [...new Set([...state.plan.order, ...Object.keys(usage)])].filter((id) =>
+    (state.nodes[id]?.tokens ?? 0) > 0 || (usage[id]?.calls ?? 0) > 0
+  );
+  if (!ids.length) return [];
+  const anyCost = ids.some((id) => usage[id]?.cost !== null && usage[id]?.cost !== undefined);
+  const rows = ids.map((id) => {
+    const u = usage[id];
+    const tokens = Math.max(state.nodes[id]?.tokens ?? 0, u?.tokens ?? 0);
+    return { id, tokens, calls: u?.calls ?? null, cost: u?.cost ?? null };
+  });
+  const out = [
+    "## LLM use",
+    "",
+    `| node | calls | tokens |${anyCost ? " cost |" : ""}`,
+    `|---|---|---|${anyCost ? "---|" : ""}`,
+  ];
+  for (const r of rows) {
+    out.push(
+      `| ${mdInline(r.id)} | ${r.calls ?? "—"} | ${r.tokens} |${
+        anyCost ? ` ${r.cost === null ? "—" : money(r.cost)} |` : ""
+      }`,
+    );
+  }
+  const total = rows.reduce((n, r) => n + r.tokens, 0);
+  // Calls are known only from usage files; tokens of a node without one are the engine's own count.
+  const calls = rows.reduce((n, r) => n + (r.calls ?? 0), 0);
+  const cost = rows.reduce((n, r) => n + (r.cost ?? 0), 0);
+  out.push(`| **total** | ${calls} | ${total} |${anyCost ? ` ${money(cost)} |` : ""}`, "");
+  if (anyCost && rows.some((r) => r.cost === null)) {
+    out.push("Cost is the sum of what the API reported; nodes marked — reported none.", "");
+  }
+  return out;
+}
