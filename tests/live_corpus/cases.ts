@@ -196,10 +196,6 @@ export const CASES: Case[] = [
     ],
     expected: blocked,
     byMode: { unsandboxed: unattributed("N2") },
-    gap: {
-      bwrap: "an input scope is bound read-only: the write is refused with EROFS and leaves no trace (the " +
-        "bubblewrap layout rewrite is to give it a shadow)",
-    },
   },
   {
     name: "lane_editor",
@@ -232,8 +228,9 @@ export const CASES: Case[] = [
     expected: blocked,
     gap: {
       bwrap:
-        "the evaluator lies under the read-only root: the edit is refused in silence, so the claim fails " +
-        "acceptance (FALSE_COMPLETION) instead of being blamed as an out-of-lane write",
+        "the evaluator sits in the plan's directory, which also holds the runs: that directory is not copied " +
+        "as a lane (only a plan directory apart from the runs is), so the edit is refused in silence and the " +
+        "claim fails acceptance (FALSE_COMPLETION) instead of being blamed as an out-of-lane write",
       unsandboxed:
         "nothing watches the evaluator's files: the edit lands and the tampered evaluator passes the " +
         "claim",
