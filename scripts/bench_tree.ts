@@ -8,7 +8,8 @@
  * reading results). A separate probe measures what one sandboxed child costs beyond its fitting.
  *
  * `deno run -A scripts/bench_tree.ts [--datasets a,b] [--seeds 3] [--cycles 6] [--executors 2]
- * [--methods tree,random,greedy,tree-no-insights] [--out dist/bench_tree.json]`
+ * [--methods tree,random,greedy,tree-no-insights] [--out dist/bench_tree.json]`; `--aa [--seeds N]` measures
+ * instead the gate's A/A false-admit rate (src/tree/aa.ts: seed-only candidates, 20 runs × 10 queries a seed).
  *
  * @module
  */
@@ -22,6 +23,7 @@ import { childCommand } from "../src/tree/sandbox.ts";
 import { TreeStore } from "../src/tree/store.ts";
 import type { Search } from "../src/tree/types.ts";
 import { type MetricName, mulberry32 } from "../src/tabular/mod.ts";
+import { measureAa } from "../src/tree/aa.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 /**
@@ -231,8 +233,28 @@ if (import.meta.main) {
       "no-bwrap": { type: "boolean", default: false },
       /** A fresh child per job instead of long-lived slots (the comparison for the slots' gain). */
       "no-slots": { type: "boolean", default: false },
+      /** The gate's A/A false-admit rate instead of the search benchmark. */
+      aa: { type: "boolean", default: false },
     },
   });
+  if (values.aa) {
+    for (const metric of ["accuracy", "auc", "logloss"] as const) {
+      const rs = Array.from(
+        { length: Number(values.seeds) },
+        (_, seed) =>
+          measureAa({ runs: 20, queries: 10, devRows: 400, heldoutRows: 200, metric, seed, resamples: 300 }),
+      );
+      const sum = (f: (r: (typeof rs)[number]) => number) => rs.reduce((s, r) => s + f(r), 0);
+      console.log(
+        `A/A ${metric}: gate admitted ${sum((r) => r.admitted)} of ${
+          sum((r) => r.queries)
+        } seed-only queries ` +
+          `(${sum((r) => r.runsAdmitting)} of ${sum((r) => r.runs)} runs); the per-query bootstrap rule ` +
+          `${sum((r) => r.earlier!.admitted)} (${sum((r) => r.earlier!.runsAdmitting)} runs).`,
+      );
+    }
+    Deno.exit(0);
+  }
   const datasets = values.datasets!.split(",");
   const methods = values.methods!.split(",");
   for (const d of datasets) if (!DATASETS[d]) throw new RangeError(`Cannot benchmark ${d}: unknown dataset`);
