@@ -12,7 +12,8 @@
  *
  * `deno run -A scripts/bench_tree.ts [--quick] [--datasets a,b] [--seeds 5] [--cycles 3] [--executors 2]
  * [--methods tree,random,greedy,tree-no-insights] [--starts default,weak] [--ref-fit dev+heldout|dev]
- * [--no-refs] [--out dist/bench_tree.json]`
+ * [--no-refs] [--out dist/bench_tree.json]`; `--aa [--seeds N]` measures
+ * instead the gate's A/A false-admit rate (src/tree/aa.ts: seed-only candidates, 20 runs × 10 queries a seed).
  *
  * @module
  */
@@ -29,6 +30,7 @@ import { type MetricName, mulberry32 } from "../src/tabular/mod.ts";
 import type { TreeRunOptions } from "../src/tree/run.ts";
 import { arrowSplit, PYTHON, references, type RefScores, type RowSplit, runSplit } from "./bench/refs.ts";
 import { type RefRun, scoreReport } from "./bench/tree_report.ts";
+import { measureAa } from "../src/tree/aa.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 /**
@@ -286,8 +288,28 @@ if (import.meta.main) {
       "no-slots": { type: "boolean", default: false },
       /** Skip the child-cost probe (--quick does). */
       "no-probe": { type: "boolean", default: false },
+      /** The gate's A/A false-admit rate instead of the search benchmark. */
+      aa: { type: "boolean", default: false },
     },
   });
+  if (values.aa) {
+    for (const metric of ["accuracy", "auc", "logloss"] as const) {
+      const rs = Array.from(
+        { length: Number(values.seeds) },
+        (_, seed) =>
+          measureAa({ runs: 20, queries: 10, devRows: 400, heldoutRows: 200, metric, seed, resamples: 300 }),
+      );
+      const sum = (f: (r: (typeof rs)[number]) => number) => rs.reduce((s, r) => s + f(r), 0);
+      console.log(
+        `A/A ${metric}: gate admitted ${sum((r) => r.admitted)} of ${
+          sum((r) => r.queries)
+        } seed-only queries ` +
+          `(${sum((r) => r.runsAdmitting)} of ${sum((r) => r.runs)} runs); the per-query bootstrap rule ` +
+          `${sum((r) => r.earlier!.admitted)} (${sum((r) => r.earlier!.runsAdmitting)} runs).`,
+      );
+    }
+    Deno.exit(0);
+  }
   const datasets = values.datasets!.split(",");
   const methods = values.methods!.split(",");
   for (const d of datasets) if (!DATASETS[d]) usage(`unknown dataset ${d} (known: ${Object.keys(DATASETS)})`);

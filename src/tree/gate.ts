@@ -19,6 +19,7 @@ import type { TreeData } from "./data.ts";
 import { labelsOf, readPrediction } from "./predictions.ts";
 import { materialize } from "./executor.ts";
 import { pairedBootstrap, type PairedGain } from "./paired.ts";
+import { pairedLoss } from "./row_loss.ts";
 import { subSeed } from "../tabular/prng.ts";
 import { refitChild, type RefitRun } from "./refit.ts";
 import { scoreOrNull, strongDefault, trivialScore } from "./references.ts";
@@ -95,15 +96,16 @@ export class MergeGate {
     if (!incPred) return { ...base, paired: null };
     const { target, metric } = this.data.task;
     const sign = s.config.direction === "maximize" ? 1 : -1;
+    const y = labelsOf(target, rows);
     const paired = pairedBootstrap(
       metric,
-      labelsOf(target, rows),
+      y,
       run.pred,
       incPred,
       sign,
       subSeed(s.config.seed, `gate:${node}:${inc}`),
     );
-    return { ...base, paired };
+    return { ...base, paired: { ...paired, loss: pairedLoss(metric, y, run.pred, incPred) } };
   }
 
   /**

@@ -3,13 +3,17 @@
  * per-fold deltas, so fold-to-fold noise cancels), and what a parent has learned from all its children.
  *
  * Outcome rule: with d̄ the mean and s the sample standard deviation of the k per-fold deltas (positive =
- * better under the metric's direction), a hypothesis **helped** when d̄ ≥ ACCEPT_EPS and d̄ ≥ s/√k (at
- * least one standard error), **hurt** when d̄ ≤ −ACCEPT_EPS and −d̄ ≥ s/√k, and was **neutral** otherwise;
- * code that failed is **failed** with its lesson.
+ * better under the metric's direction), a hypothesis **helped** when d̄ ≥ ACCEPT_EPS and d̄ ≥ t·s/√k,
+ * **hurt** when d̄ ≤ −ACCEPT_EPS and −d̄ ≥ t·s/√k, and was **neutral** otherwise, with t Student's
+ * two-sided LABEL_ALPHA quantile on k − 1 degrees of freedom (2.776 for 5 folds): a change with no effect
+ * is labelled helped or hurt at most LABEL_ALPHA of the time (at one standard error it was about 19 %
+ * "hurt" alone, and a "hurt" prunes the node and steers ideation away from its family); code that failed
+ * is **failed** with its lesson.
  *
  * @module
  */
 import { ACCEPT_EPS } from "../thresholds.ts";
+import { tQuantile } from "./row_loss.ts";
 import type { DevScore, Family, FamilyTally, Hypothesis, Insight, Outcome, TreeNode } from "./types.ts";
 
 /** Mean and sample standard deviation. */
@@ -25,10 +29,11 @@ export function pairedDelta(node: DevScore, parent: DevScore, sign: 1 | -1): Dev
   return { ...meanStd(folds), folds };
 }
 
-export function classify(d: DevScore): Outcome {
+/** The outcome of paired fold deltas; `t` (standard errors needed) defaults to the label's t quantile. */
+export function classify(d: DevScore, t = tQuantile(d.folds.length - 1)): Outcome {
   const se = d.std / Math.sqrt(Math.max(1, d.folds.length));
-  if (d.mean >= ACCEPT_EPS && d.mean >= se) return "helped";
-  if (d.mean <= -ACCEPT_EPS && -d.mean >= se) return "hurt";
+  if (d.mean >= ACCEPT_EPS && d.mean >= t * se) return "helped";
+  if (d.mean <= -ACCEPT_EPS && -d.mean >= t * se) return "hurt";
   return "neutral";
 }
 

@@ -15,7 +15,7 @@ Deno.test("pairedDelta() compares fold by fold, positive when better under the d
   deepEqual(loss.folds.map((x) => Number(x.toFixed(6))), [0.2, 0.1]);
 });
 
-Deno.test("classify() needs ACCEPT_EPS and one standard error to call a change helped or hurt", () => {
+Deno.test("classify() needs ACCEPT_EPS and Student's t standard errors to call a change helped or hurt", () => {
   equal(classify(d([0.01, 0.012, 0.011, 0.009, 0.01])), "helped");
   equal(classify(d([-0.01, -0.012, -0.011, -0.009, -0.01])), "hurt");
   // Big enough on average, but the folds disagree: within noise.

@@ -9,18 +9,20 @@
  *   family that hurt twice there, or failed twice, is not proposed again; a hypothesis tried there that did
  *   not help is not retried; one that helped on another branch is transferred here first; a family that
  *   helped is extended to similar columns (same kind, or sharing a column); a family neutral twice waits.
- *   Ties break by a seeded draw. The n best are taken, distinct families first.
+ *   Ties break by a seeded draw. The n best are taken, distinct families first. Beside one-knob capacity
+ *   moves, the space holds whole GBDT configurations drawn per parent (`configIdeas`).
  * - **random** — a seeded uniform draw from the same candidates, the same number.
  *
  * @module
  */
 import { DEFAULT_GBDT, type GbdtParams } from "../tabular/gbdt.ts";
+import { mulberry32, subSeed } from "../tabular/prng.ts";
 import { branchInsights } from "./insight.ts";
 import { type CodeContext, moduleSource } from "./library_code.ts";
 import { draw } from "./select.ts";
 import type { ColumnInfo, Family, Hypothesis, TreeNode, TreeState } from "./types.ts";
 
-interface Idea {
+export interface Idea {
   family: Family;
   columns: string[];
   params: Record<string, number | string>;
@@ -107,8 +109,52 @@ function capacityIdeas(parent: TreeNode): Idea[] {
   return out;
 }
 
-/** Every hypothesis the columns admit (capacity relative to `parent`'s settings). */
-export function allIdeas(columns: ColumnInfo[], parent: TreeNode): Idea[] {
+/** Whole configurations drawn per parent (several knobs at once: one knob at a time from an untuned start
+ * climbs slowly, since the knobs interact — a lower learning rate needs more stages, a deeper tree a larger
+ * leaf or more L2). */
+export const CONFIG_DRAWS = 4;
+
+/**
+ * `CONFIG_DRAWS` whole GBDT configurations for children of `parent`, drawn (seeded by the run's seed and the
+ * parent, so re-ideating a parent proposes the same ones) from a distribution around what usually works on
+ * small tabular data: learning rate log-uniform in [0.02, 0.2] with stages ≈ 12 / rate (60–400, so the
+ * shrinkage is matched by boosting length), depth 2–6, minimum leaf 1–40, L2 log-uniform in [0.1, 10],
+ * subsample 0.6–1, bins 32–255.
+ */
+export function configIdeas(parent: TreeNode, runSeed: number): Idea[] {
+  const rng = mulberry32(subSeed(runSeed, `config:${parent.id}`));
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)]!;
+  const logUniform = (lo: number, hi: number) =>
+    Math.exp(Math.log(lo) + rng() * (Math.log(hi) - Math.log(lo)));
+  const was: GbdtParams = { ...DEFAULT_GBDT, ...parent.artifact.model };
+  return Array.from({ length: CONFIG_DRAWS }, (_, i): Idea => {
+    const learningRate = Number(logUniform(0.02, 0.2).toPrecision(2));
+    const model: Partial<GbdtParams> = {
+      learningRate,
+      stages: Math.min(400, Math.max(60, Math.round(12 / learningRate / 10) * 10)),
+      maxDepth: pick([2, 3, 4, 5, 6]),
+      minSamplesLeaf: pick([1, 5, 10, 20, 40]),
+      l2: Number(logUniform(0.1, 10).toPrecision(2)),
+      subsample: pick([0.6, 0.7, 0.8, 0.9, 1]),
+      maxBins: pick([32, 64, 128, 255]),
+    };
+    const changed = (Object.keys(model) as (keyof GbdtParams)[]).filter((k) => model[k] !== was[k]);
+    return {
+      family: "capacity",
+      columns: [],
+      params: { config: i, ...model } as Record<string, number>,
+      text: `Retune the model as a whole: ${
+        changed.map((k) => `${k} ${model[k]} (was ${was[k]})`).join(", ")
+      }.`,
+      model,
+      prior: PRIOR.capacity + 0.1,
+    };
+  });
+}
+
+/** Every hypothesis the columns admit (capacity relative to `parent`'s settings; whole configurations
+ * drawn with `runSeed`). */
+export function allIdeas(columns: ColumnInfo[], parent: TreeNode, runSeed = 0): Idea[] {
   const ideas: Idea[] = [];
   const idea = (
     family: Family,
@@ -171,7 +217,7 @@ export function allIdeas(columns: ColumnInfo[], parent: TreeNode): Idea[] {
     }
   }
   for (const c of columns) idea("drop_column", [c.name], `Drop ${q(c.name)}.`);
-  return [...ideas, ...capacityIdeas(parent)];
+  return [...ideas, ...capacityIdeas(parent), ...configIdeas(parent, runSeed)];
 }
 
 function pathOf(s: TreeState, parent: TreeNode): TreeNode[] {
@@ -245,7 +291,7 @@ export function libraryIdeas(s: TreeState, parentId: string, n: number, seed: nu
   const dropped = new Set(
     path.flatMap((p) => (p.hypothesis?.family === "drop_column" ? p.hypothesis.columns : [])),
   );
-  const ideas = allIdeas(s.dataset.columns.filter((c) => c.name !== s.dataset.target), parent)
+  const ideas = allIdeas(s.dataset.columns.filter((c) => c.name !== s.dataset.target), parent, s.config.seed)
     .map((i) => ({ ...i, key: keyOf(i.family, i.columns, i.params) }))
     .filter((i) => !onPath.has(i.key) && !triedHere.has(i.key) && !i.columns.some((c) => dropped.has(c)));
   const jitter = (key: string) => draw(seed, key);

@@ -1,6 +1,7 @@
 import { deepEqual, equal, notEqual, ok as truthy } from "node:assert/strict";
 import { fakeStart, folds, ok, run } from "../../tests/tree_fake.ts";
-import { libraryIdeas, libraryWrote } from "./library.ts";
+import { DEFAULT_GBDT, gbdtParams } from "../tabular/gbdt.ts";
+import { CONFIG_DRAWS, configIdeas, libraryIdeas, libraryWrote } from "./library.ts";
 import { step } from "./step.ts";
 import type { Hypothesis, TreeEvent, TreeState } from "./types.ts";
 
@@ -180,4 +181,25 @@ Deno.test("materialize() lists the content hash of each library step on the node
   } finally {
     Deno.removeSync(dir, { recursive: true });
   }
+});
+
+Deno.test("configIdeas() draws whole GBDT configurations: several knobs, valid, seeded per run and parent", () => {
+  const s = fakeStart();
+  const root = s.nodes.n0!;
+  const a = configIdeas(root, 7), b = configIdeas(root, 7), c = configIdeas(root, 8);
+  equal(a.length, CONFIG_DRAWS);
+  deepEqual(a, b, "the same run seed and parent draw the same configurations");
+  truthy(JSON.stringify(a) !== JSON.stringify(c), "another run seed draws others");
+  for (const i of a) {
+    const changed = Object.entries(i.model).filter(([k, v]) =>
+      v !== (DEFAULT_GBDT as unknown as Record<string, number>)[k]
+    );
+    truthy(changed.length >= 3, `several knobs at once: ${i.text}`);
+    gbdtParams(i.model); // throws on an invalid value
+    truthy(i.model.stages! * i.model.learningRate! >= 5, `stages matched to the learning rate: ${i.text}`);
+  }
+  const offered = libraryIdeas(s, "n0", 400, 1).filter((h) =>
+    h.family === "capacity" && "config" in h.params
+  );
+  equal(offered.length, CONFIG_DRAWS, "the library offers them");
 });

@@ -15,6 +15,7 @@
  */
 import { mulberry32, subSeed } from "../tabular/prng.ts";
 import { type MetricName, type Prediction, score, type Task } from "../tabular/mod.ts";
+import type { LossGain } from "./row_loss.ts";
 
 /** Resamples per comparison: the standard error's own error is about 1/√(2B) ≈ 2 % of it. */
 export const BOOTSTRAP_RESAMPLES = 1000;
@@ -46,6 +47,12 @@ export interface PairedGain {
    * stratified bootstrap converges to, in O(n log n). Absent in states recorded before it existed.
    */
   method?: "bootstrap" | "linearized";
+  /**
+   * The same rows compared on the metric's continuous per-row loss (row_loss.ts): the statistic the gate
+   * admits on, at a bar that spends the run's false-admit budget. Absent in states recorded before it existed
+   * (those are judged by the bootstrap alone, as they were).
+   */
+  loss?: LossGain;
 }
 
 /** Held-out rows above which an AUC comparison is linearized instead of resampled. */

@@ -10,10 +10,13 @@
  * 5. **backpropagate** — `executed`: the overwatch judges each executor (overwatch.ts); evaluated nodes get
  *    their insight against their parent, and visits, dev gains and outcome tallies move up the tree;
  * 6. **decide** — the best new node goes to the merge gate (`gated`) when it beats the incumbent on the same
- *    dev folds beyond noise (by ACCEPT_EPS and one standard error of the paired fold deltas); the gate
- *    admits it when its held-out score beats the incumbent's by ACCEPT_EPS **and** by Z_GATE standard
- *    errors of a paired bootstrap over the held-out rows (so a small held-out part cannot admit noise);
- *    then the next cycle, or the final test once the cycles are spent (`verdict`).
+ *    dev folds beyond noise (by ACCEPT_EPS and one standard error of the paired fold deltas — a screen,
+ *    so a query is not spent on fold noise); the gate admits it when its held-out score beats the
+ *    incumbent's by ACCEPT_EPS **and** its per-row continuous loss (row_loss.ts) beats the incumbent's on
+ *    the same rows by a paired z of at least `gateZ(budget − 1)` — the Bonferroni bar that holds the
+ *    chance of admitting any no-effect candidate in the whole run to GATE_ALPHA (a state recorded before
+ *    the loss existed is judged by Z_GATE bootstrap standard errors, as it was); then the next cycle, or
+ *    the final test once the cycles are spent (`verdict`).
  *
  * @module
  */
@@ -31,6 +34,7 @@ import {
 } from "./insight.ts";
 import { judge, stoppedChild } from "./overwatch.ts";
 import type { PairedGain } from "./paired.ts";
+import { gateZ } from "./row_loss.ts";
 import { chooseParent, devGain, signOf } from "./select.ts";
 import type {
   DatasetInfo,
@@ -299,20 +303,28 @@ function onExecuted(s: TreeState, ev: Extract<TreeEvent, { e: "executed" }>, inc
   endCycle(s);
 }
 
-/** The candidate beats the incumbent on the same dev folds by ACCEPT_EPS and one standard error (the
- * "helped" rule of insight.ts), so a held-out query is not spent on fold noise. */
+/** The candidate beats the incumbent on the same dev folds by ACCEPT_EPS and one standard error of the
+ * paired fold deltas: a screen (looser than a label), so a held-out query is not spent on fold noise. */
 function beyondNoise(s: TreeState, n: TreeNode, inc: TreeNode): boolean {
-  return classify(pairedDelta(n.dev!, inc.dev!, signOf(s))) === "helped";
+  return classify(pairedDelta(n.dev!, inc.dev!, signOf(s)), 1) === "helped";
+}
+
+/** The comparisons a run may make at its gate: every held-out query but the baseline's. */
+export function plannedComparisons(s: Pick<TreeState, "heldout">): number {
+  return Math.max(1, s.heldout.budget - 1);
 }
 
 /**
- * The held-out gain is beyond the held-out part's noise: at least Z_GATE standard errors (bootstrap, or
- * linearized for AUC on a large part) of the paired comparison (paired.ts). With no comparison (the
- * incumbent's predictions could not be had), nothing is admitted: an unmeasured gain is not evidence.
+ * The held-out gain is beyond the held-out part's noise. With the per-row loss comparison: its paired z
+ * reaches `gateZ(queries)`, so over all of a run's `queries` comparisons a no-effect candidate is admitted
+ * with probability at most GATE_ALPHA. Without it (a state recorded before it existed): at least Z_GATE
+ * standard errors of the metric's paired bootstrap. With no comparison at all (the incumbent's predictions
+ * could not be had), nothing is admitted: an unmeasured gain is not evidence.
  */
-export function significant(p: PairedGain | null): boolean {
-  return p !== null && (p.method === "linearized" || p.b > 1) && Number.isFinite(p.se) &&
-    p.gain >= Z_GATE * p.se;
+export function significant(p: PairedGain | null, queries = 1): boolean {
+  if (p === null) return false;
+  if (p.loss) return p.loss.n > 1 && p.loss.z >= gateZ(queries);
+  return (p.method === "linearized" || p.b > 1) && Number.isFinite(p.se) && p.gain >= Z_GATE * p.se;
 }
 
 const gateContext = (s: TreeState) => ({
@@ -373,7 +385,7 @@ function onGated(s: TreeState, ev: Extract<TreeEvent, { e: "gated" }>, incidents
   if (ev.paired !== undefined) n.paired = ev.paired;
   if (
     inc.heldout !== null && improves(inc.heldout, ev.score, ACCEPT_EPS, s.config.direction) &&
-    (ev.paired === undefined || significant(ev.paired))
+    (ev.paired === undefined || significant(ev.paired, plannedComparisons(s)))
   ) {
     n.gate = "admitted";
     mark(n, "admitted");

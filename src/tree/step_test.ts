@@ -2,7 +2,8 @@ import { deepEqual, equal, ok as truthy } from "node:assert/strict";
 import { canonical } from "../model/json.ts";
 import { ACCEPT_EPS } from "../thresholds.ts";
 import { fakeStart, folds, hyp, ok, run } from "../../tests/tree_fake.ts";
-import { step, Z_GATE } from "./step.ts";
+import { gateZ } from "./row_loss.ts";
+import { plannedComparisons, significant, step, Z_GATE } from "./step.ts";
 import type { TreeEvent, TreeState } from "./types.ts";
 
 /** Baseline measured and admitted, then two hypotheses proposed under the root. */
@@ -296,5 +297,40 @@ Deno.test("step() admits a held-out gain only beyond Z_GATE standard errors of t
     ).state.nodes.n1!.gate,
     "rejected",
     "an unmeasured comparison admits nothing",
+  );
+});
+
+Deno.test("step() admits on the per-row loss only at the Bonferroni bar over the run's planned comparisons", () => {
+  const at = (z: number) =>
+    step(
+      run(fakeStart(), [
+        ...opening(),
+        { e: "executed", results: [ok("n1", folds(0.8, 0.02)), ok("n2", folds(0.8, -0.02))] },
+      ]).state,
+      {
+        e: "gated",
+        node: "n1",
+        score: 0.82,
+        problem: null,
+        escapes: [],
+        // The metric's bootstrap alone would admit (gain far beyond Z_GATE); the loss decides.
+        paired: {
+          gain: 0.02,
+          se: 0.001,
+          n: 100,
+          b: 1000,
+          loss: { loss: "logloss", gain: 0.01, se: 0.01 / z, n: 100, z },
+        },
+      },
+    ).state;
+  const s = fakeStart();
+  equal(plannedComparisons(s), s.heldout.budget - 1);
+  const bar = gateZ(plannedComparisons(s));
+  truthy(bar > Z_GATE, `the run's bar ${bar} is stricter than one query's ${Z_GATE}`);
+  equal(at(bar + 1e-6).nodes.n1!.gate, "admitted");
+  equal(at(bar - 1e-3).nodes.n1!.gate, "rejected", "below the run's bar, though beyond one query's");
+  truthy(
+    significant({ gain: 0.02, se: 0.001, n: 100, b: 1000 }),
+    "a state without the loss keeps the old rule",
   );
 });
