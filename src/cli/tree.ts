@@ -71,8 +71,8 @@ Options:
   --start default|weak|<artifact.json>
                            The starting artifact: default (the toolkit's default model on the raw columns),
                            weak (10 stages of depth-1 stumps, so a benchmark can show a climb), or an
-                           artifact.json ({"format":"arrow-tree-artifact/1","steps":["steps/x.ts"],"model":{…}},
-                           its steps beside it; they run as untrusted code)
+                           artifact.json ({"format":"arrow-tree-artifact/1","steps":["steps/x.ts"],
+                           "model":{…}}, its steps beside it; they run as untrusted code)
   --no-insights            Ideate without the branch's insights (the ablation)
   --heldout-budget <n>     Most held-out queries, the baseline's included (default cycles + 1)
   --observe-every <s>      Observation pace of every child (executor, recomputation, gate) in seconds; a fold
@@ -88,9 +88,9 @@ Options:
   --port <n>, --host <h>   Dashboard address with --serve (default 127.0.0.1:8765)
   --json                   Print one JSON object at the end: {"mode":"tree","run_dir","metric","direction",
                            "verdict","cycles","node_count","nodes":[{id,parent,status,hypothesis,dev,
-                           heldout}…],"heldout_queries","start":{…},"best":{…},"references":{start,admitted,
-                           admitted_refit,strong_default,trivial},"flags","warnings","dropped_columns",
-                           "splits" (splits.json),"model" (model/model.json),"incidents":[…]}
+                           heldout}…],"heldout_queries","start":{…},"best":{…},"references":{start,
+                           admitted,admitted_refit,strong_default,trivial},"flags","warnings",
+                           "dropped_columns","splits" (splits.json),"model" (model/model.json),"incidents":[…]}
   -h, --help
 
 After the search the admitted artifact is refit on dev + held-out (sandboxed, like every child) and scored
@@ -105,8 +105,8 @@ names it; extra columns are ignored (said on stderr). It runs in-process because
 a model with a step the library did not write is refused.
 
 Files: runs/<id>/tree.db (SQLite, the authority), tree/replay.jsonl (one line per step), incidents.jsonl,
-state.json, report/report.md, splits.json (the rows of each part), model/ (the refit model), nodes/<id>/ (each executor's scope: artifact.json, steps/, metrics.jsonl,
-results.json), logs/.
+state.json, report/report.md, splits.json (the rows of each part), model/ (the refit model), nodes/<id>/
+(each executor's scope: artifact.json, steps/, metrics.jsonl, results.json), logs/.
 
 Exit codes: 0 the run completed (whatever it found), 1 usage or input error, 2 internal failure,
 130 interrupted (continue with --resume).`;
