@@ -90,7 +90,8 @@ Options:
                            "verdict","cycles","node_count","nodes":[{id,parent,status,hypothesis,dev,
                            heldout}…],"heldout_queries","start":{…},"best":{…},"references":{start,
                            admitted,admitted_refit,strong_default,trivial},"flags","warnings",
-                           "dropped_columns","splits" (splits.json),"model" (model/model.json),"incidents":[…]}
+                           "dropped_columns","splits" (splits.json),"model" (model/model.json),
+                           "incidents":[…]}
   -h, --help
 
 After the search the admitted artifact is refit on dev + held-out (sandboxed, like every child) and scored
