@@ -73,7 +73,7 @@ Deno.test({
       await page.click(`tr[data-run="${treeId}"] a`);
       await page.waitForSelector("main.tree-page g.tnode");
       ok(page.url().includes("view=tree"), page.url());
-      equal(await page.$$eval("g.tnode", (els) => els.length), treeOut.nodes);
+      equal(await page.$$eval("g.tnode", (els) => els.length), treeOut.node_count);
 
       await page.goto(served.url);
       await page.waitForSelector(`tr[data-run="${graphId}"] a`);
