@@ -108,8 +108,9 @@ Deno.test({
         return JSON.parse(r.stdout);
       };
       const [local, slurm] = [await run([]), await run(["--runtime", "slurm"])];
-      const { run_dir: _a, ...l } = local;
-      const { run_dir: _b, ...s } = slurm;
+      // Paths name each run's own directory; everything else must agree.
+      const { run_dir: _a, model: _am, splits: _as, ...l } = local;
+      const { run_dir: _b, model: _bm, splits: _bs, ...s } = slurm;
       deepEqual(s, l);
       const logs = [...Deno.readDirSync(`${slurm.run_dir}/logs`)].map((e) => e.name);
       const jobs = logs.filter((n) => n.endsWith(".sbatch"));

@@ -11,9 +11,10 @@
 import { readStat } from "./proc_stat.ts";
 
 const KEY = new TextEncoder().encode("ARROW_TOKEN=");
+const SLURM_JOB = new TextEncoder().encode("SLURM_JOB_ID=");
 
-/** The ARROW_TOKEN a process started with, or null (none, gone, or not ours to read). */
-export function tokenOf(pid: number): string | null {
+/** The value of `key` (`NAME=` bytes) in the environment a process started with, or null. */
+function envValue(pid: number, key: Uint8Array): string | null {
   let env: Uint8Array;
   try {
     env = Deno.readFileSync(`/proc/${pid}/environ`);
@@ -23,12 +24,25 @@ export function tokenOf(pid: number): string | null {
   for (let at = 0; at < env.length;) {
     let end = env.indexOf(0, at);
     if (end < 0) end = env.length;
-    if (end - at >= KEY.length && KEY.every((b, i) => env[at + i] === b)) {
-      return new TextDecoder().decode(env.subarray(at + KEY.length, end));
+    if (end - at >= key.length && key.every((b, i) => env[at + i] === b)) {
+      return new TextDecoder().decode(env.subarray(at + key.length, end));
     }
     at = end + 1;
   }
   return null;
+}
+
+/** The ARROW_TOKEN a process started with, or null (none, gone, or not ours to read). */
+export function tokenOf(pid: number): string | null {
+  return envValue(pid, KEY);
+}
+
+/**
+ * True for a process of a Slurm job (a cluster whose node is this machine runs the job here): the cluster
+ * owns it, and a resume re-attaches to the job or cancels it — never kills its processes behind its back.
+ */
+function inSlurmJob(pid: number): boolean {
+  return envValue(pid, SLURM_JOB) !== null;
 }
 
 /** Pids of live processes (other than this one) whose initial environment holds a token `wanted` accepts. */
@@ -121,10 +135,10 @@ function ttyOf(pid: number): number {
  */
 export function sweepLeftovers(runDir: string, since: bigint | null): Promise<number[]> {
   const prefix = `${runDir}#`;
-  const killed = new Set(killAll((t) => t.startsWith(prefix)));
+  const killed = new Set(killAll((t) => t.startsWith(prefix), (pid) => !inSlurmJob(pid)));
   if (since !== null) {
     for (let round = 0; round < 4; round++) {
-      const pids = stranded(runDir, since).filter((p) => !killed.has(p));
+      const pids = stranded(runDir, since).filter((p) => !killed.has(p) && !inSlurmJob(p));
       if (pids.length === 0) break;
       for (const pid of pids) {
         try {
@@ -139,10 +153,13 @@ export function sweepLeftovers(runDir: string, since: bigint | null): Promise<nu
   return Promise.resolve([...killed]);
 }
 
-function killAll(wanted: (token: string) => boolean): number[] {
+function killAll(
+  wanted: (token: string) => boolean,
+  killable: (pid: number) => boolean = () => true,
+): number[] {
   const killed = new Set<number>();
   for (let round = 0; round < 4; round++) {
-    const pids = processesWithToken(wanted).filter((p) => !killed.has(p));
+    const pids = processesWithToken(wanted).filter((p) => !killed.has(p) && killable(p));
     if (pids.length === 0) break;
     for (const pid of pids) {
       try {
