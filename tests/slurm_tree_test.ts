@@ -114,7 +114,7 @@ Deno.test({
       deepEqual(s, l);
       const logs = [...Deno.readDirSync(`${slurm.run_dir}/logs`)].map((e) => e.name);
       const jobs = logs.filter((n) => n.endsWith(".sbatch"));
-      equal(jobs.length, slurm.nodes, `one batch script per executor attempt: ${logs.join(", ")}`);
+      equal(jobs.length, slurm.node_count, `one batch script per executor attempt: ${logs.join(", ")}`);
       ok(
         !logs.some((n) => n.includes("recompute") && n.endsWith(".sbatch")),
         "Arrow's own checks stay local",
