@@ -1,0 +1,86 @@
+/**
+ * The text of `arrow tree --help`: what tree mode does, every flag, the files a run leaves, the exit codes.
+ *
+ * @module
+ */
+import { Z_GATE } from "../tree/step.ts";
+
+export const help = `Usage: arrow tree --data FILE.csv --target COLUMN [options]
+       arrow tree --resume RUN [--json] [--serve]
+       arrow tree predict RUN|latest NEW.csv [-o OUT.csv] [--runs-dir DIR]
+
+Grows a tree of feature-engineering hypotheses on your CSV, Arbor-style. The data is cut once, seeded and
+stratified, into dev rows (k-fold cross-validation: all any hypothesis ever sees), held-out rows (read only by
+the merge gate) and final-test rows (scored once, at the end, for the starting and the best artifact).
+
+Each cycle: pick a node to expand (UCB over dev gain with visit counts), ideate hypotheses under it (missing
+indicators, log/ratio/product, binning, rare levels, frequency and out-of-fold target encoding, text
+features, group statistics, dropping a column, model capacity — or an LLM's own module), run each in its own
+sandboxed executor (a Deno child that can read only its dev rows and its scope and write only its scope;
+under bubblewrap the rest of the data is not even there), recompute its claimed dev score from its artifact,
+distil an insight (helped / hurt / neutral / failed, dev delta ± std over folds) and pass it up the tree, and
+send the best newcomer to the merge gate when it beats the incumbent on the same folds beyond noise: admitted
+only if its held-out score beats the incumbent's by ACCEPT_EPS (0.003) and by ${Z_GATE} standard errors of a
+paired bootstrap over the held-out rows (linearized for AUC past 1,000 rows; a gain within the held-out part's
+noise is not admitted). Each fold runs an LLM's (or any untrusted) code in a fresh worker, so nothing it
+remembers reaches the next fold; the library's own modules, checked by content hash, run beside the model. A
+child that goes silent is stopped and blamed. Failing code becomes a failed-informative node with its lesson.
+Everything is persisted in SQLite every step: after a crash, --resume continues with nothing lost.
+
+Options:
+  --data <file.csv>        The data (header line; missing: empty, NA, ?, NaN)
+  --target <column>        The column to predict (task inferred: regression, binary, multiclass)
+  --metric <m>             accuracy | auc | logloss (classification), r2 | rmse | mae (regression);
+                           default accuracy or r2
+  --cycles <n>             Cycles to run (default 10)
+  --executors <p>          Hypotheses tested per cycle, in parallel (default 2)
+  --seed <s>               Seed of the splits, the model and every random choice (default 0)
+  --ideator library|llm    Where hypotheses come from (default library: offline, deterministic). llm uses
+                           ARROW_LLM_BASE_URL, ARROW_LLM_API_KEY, ARROW_LLM_MODEL (or --model)
+  --model <name>           The LLM model (with --ideator llm)
+  --search tree|random|greedy
+                           tree: UCB over the tree (default); random: uniform parent and hypothesis, same
+                           budget; greedy: always extend the incumbent
+  --start default|weak|<artifact.json>
+                           The starting artifact: default (the toolkit's default model on the raw columns),
+                           weak (10 stages of depth-1 stumps, so a benchmark can show a climb), or an
+                           artifact.json ({"format":"arrow-tree-artifact/1","steps":["steps/x.ts"],
+                           "model":{…}}, its steps beside it; they run as untrusted code)
+  --no-insights            Ideate without the branch's insights (the ablation)
+  --heldout-budget <n>     Most held-out queries, the baseline's included (default cycles + 1)
+  --observe-every <s>      Observation pace of every child (executor, recomputation, gate) in seconds; a fold
+                           with no sign of life for 3 observations = hung (default 10)
+  --budget-seconds <s>     Wall budget of one executor attempt (default 600)
+  --runtime local|slurm    Where executors run (default local). slurm: each executor attempt is a batch job
+                           on the cluster $SLURM_CONF names, watched through the shared filesystem with the
+                           same hang rule and budget; recomputation, merge gate and final test stay local
+  --runs-dir <dir>         Where run directories go (default ./runs)
+  --resume <run>           Continue an interrupted run (a path, or a run id in the runs directory)
+  --unsandboxed            Allow LLM-written code to run without bubblewrap (Deno permissions only)
+  --serve                  Serve the live dashboard (tree view) while the run goes
+  --port <n>, --host <h>   Dashboard address with --serve (default 127.0.0.1:8765)
+  --json                   Print one JSON object at the end: {"mode":"tree","run_dir","metric","direction",
+                           "verdict","cycles","node_count","nodes":[{id,parent,status,hypothesis,dev,
+                           heldout}…],"heldout_queries","start":{…},"best":{…},"references":{start,
+                           admitted,admitted_refit,strong_default,trivial},"flags","warnings",
+                           "dropped_columns","splits" (splits.json),"model" (model/model.json),
+                           "incidents":[…]}
+  -h, --help
+
+After the search the admitted artifact is refit on dev + held-out (sandboxed, like every child) and scored
+once on the final test beside the start, its dev-only fit, a strong default (GBDT: 300 stages, lr 0.05,
+depth 5, subsample 0.8, min leaf 20, on dev + held-out) and a trivial baseline (class shares or the mean);
+the run is flagged when the admitted result does not beat the trivial baseline or falls below the strong
+default. An id-like column (a consecutive integer counter, or unique space-free values) is left out.
+
+arrow tree predict: the run's saved model (model/) predicts every row of NEW.csv with the same columns and
+encoders (CSV: row, any id column, prediction, and p_<class> per class). A missing column is an error that
+names it; extra columns are ignored (said on stderr). It runs in-process because it runs only Arrow's code:
+a model with a step the library did not write is refused.
+
+Files: runs/<id>/tree.db (SQLite, the authority), tree/replay.jsonl (one line per step), incidents.jsonl,
+state.json, report/report.md, splits.json (the rows of each part), model/ (the refit model), nodes/<id>/
+(each executor's scope: artifact.json, steps/, metrics.jsonl, results.json), logs/.
+
+Exit codes: 0 the run completed (whatever it found), 1 usage or input error, 2 internal failure,
+130 interrupted (continue with --resume).`;
