@@ -19,18 +19,15 @@
  */
 import { parseArgs } from "node:util";
 import { findBwrap } from "../src/cli/sandbox.ts";
-import { ProcJournal } from "../src/runtime/proc_journal.ts";
-import { runChild, signedLine } from "../src/tree/child.ts";
-import { dataFiles } from "../src/tree/data.ts";
+import { loadStart } from "../src/cli/tree_start.ts";
 import { startTree } from "../src/tree/run.ts";
-import { childCommand } from "../src/tree/sandbox.ts";
 import { TreeStore } from "../src/tree/store.ts";
 import type { Search } from "../src/tree/types.ts";
-import { type MetricName, mulberry32 } from "../src/tabular/mod.ts";
-import type { TreeRunOptions } from "../src/tree/run.ts";
+import { meanStd, type MetricName, mulberry32 } from "../src/tabular/mod.ts";
 import { arrowSplit, PYTHON, references, type RefScores, type RowSplit, runSplit } from "./bench/refs.ts";
 import { type RefRun, scoreReport } from "./bench/tree_report.ts";
-import { measureAa } from "../src/tree/aa.ts";
+import { printAa } from "./bench/aa_report.ts";
+import { childProbe } from "./bench/child_probe.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 /**
@@ -114,13 +111,8 @@ interface One {
 
 type Start = "default" | "weak";
 
-const meanStd = (xs: number[]) => {
-  const m = xs.reduce((s, x) => s + x, 0) / xs.length;
-  const sd = xs.length > 1 ? Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1)) : 0;
-  return { m, sd };
-};
 const pm = (xs: number[], d = 4) => {
-  const { m, sd } = meanStd(xs);
+  const { mean: m, std: sd } = meanStd(xs);
   return `${m >= 0 ? "+" : ""}${m.toFixed(d)} ± ${sd.toFixed(d)}`;
 };
 
@@ -138,10 +130,8 @@ async function once(
   const runDir = `${o.tmp}/${dataset}-${method}-${start}-${seed}`;
   const m = METHODS[method]!;
   const t0 = performance.now();
-  // `start` is passed only for the weak start, and only once `arrow tree --help` has shown the option.
-  const extra = start === "weak" ? { start } : {};
   const out = await startTree({
-    ...extra,
+    start: loadStart(start),
     runDir,
     runsDir: o.tmp,
     data: dataFile(dataset, o.tmp),
@@ -157,7 +147,7 @@ async function once(
     wallMs: 600_000,
     bwrap: o.bwrap,
     slots: o.slots,
-  } as TreeRunOptions);
+  });
   const wall = performance.now() - t0;
   const fromRun = runSplit(runDir, split);
   const s = out.state;
@@ -211,55 +201,6 @@ async function once(
   return r;
 }
 
-/** What one sandboxed child costs beyond fitting: the root's recomputation, started `n` times. */
-async function childProbe(
-  runDir: string,
-  bwrap: string | null,
-  n: number,
-): Promise<{ wallMs: number; fitMs: number }> {
-  const files = dataFiles(runDir);
-  const ctx = {
-    runDir,
-    runsDir: null,
-    dataDir: files.dir,
-    taskFile: files.task,
-    devFile: files.dev,
-    userCsv: "/nonexistent.csv",
-    bwrap,
-  };
-  const scope = `${runDir}/nodes/n0`;
-  const walls: number[] = [], fits: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const nonce = crypto.randomUUID();
-    const audit = `${runDir}/.arrow/probe/${i}/a.jsonl`;
-    Deno.mkdirSync(`${runDir}/.arrow/probe/${i}`, { recursive: true });
-    const out = await runChild(childCommand(ctx, "recompute", "n0", scope, audit), {
-      label: `probe${i}`,
-      observeMs: 10_000,
-      wallMs: 120_000,
-      journal: new ProcJournal(runDir),
-      stdin: nonce,
-      logDir: `${runDir}/logs`,
-    });
-    const line = signedLine(out.stdout, nonce);
-    const fit = line.ok ? Number(/"fit_ms":\s*([0-9.eE+-]+)/.exec(line.text.slice(-200))?.[1] ?? NaN) : NaN;
-    walls.push(out.wallMs);
-    fits.push(fit);
-  }
-  return { wallMs: meanStd(walls).m, fitMs: meanStd(fits).m };
-}
-
-/** True when this arrow's `tree --help` lists `--start` (the weak start is another change's option). */
-async function weakStartSupported(): Promise<boolean> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}src/cli/main.ts`, "tree", "--help"],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
-  return /--start\b/.test(text);
-}
-
 const DEFAULT_DATASETS = "penguins,auto_mpg,credit_g,chile,slid,titanic";
 
 function usage(msg: string): never {
@@ -293,21 +234,7 @@ if (import.meta.main) {
     },
   });
   if (values.aa) {
-    for (const metric of ["accuracy", "auc", "logloss"] as const) {
-      const rs = Array.from(
-        { length: Number(values.seeds) },
-        (_, seed) =>
-          measureAa({ runs: 20, queries: 10, devRows: 400, heldoutRows: 200, metric, seed, resamples: 300 }),
-      );
-      const sum = (f: (r: (typeof rs)[number]) => number) => rs.reduce((s, r) => s + f(r), 0);
-      console.log(
-        `A/A ${metric}: gate admitted ${sum((r) => r.admitted)} of ${
-          sum((r) => r.queries)
-        } seed-only queries ` +
-          `(${sum((r) => r.runsAdmitting)} of ${sum((r) => r.runs)} runs); the per-query bootstrap rule ` +
-          `${sum((r) => r.earlier!.admitted)} (${sum((r) => r.earlier!.runsAdmitting)} runs).`,
-      );
-    }
+    printAa(Number(values.seeds));
     Deno.exit(0);
   }
   const datasets = values.datasets!.split(",");
@@ -323,17 +250,9 @@ if (import.meta.main) {
   if (values["ref-fit"] !== "dev+heldout" && values["ref-fit"] !== "dev") {
     usage("--ref-fit is dev+heldout or dev");
   }
-  let starts = values.starts!.split(",") as Start[];
+  const starts = values.starts!.split(",") as Start[];
   for (const s of starts) if (s !== "default" && s !== "weak") usage(`unknown start ${s} (default, weak)`);
   const notes: string[] = [];
-  if (starts.includes("weak") && !(await weakStartSupported())) {
-    notes.push(
-      "weak start not supported by this arrow (`arrow tree --help` has no --start): default start only.",
-    );
-    console.error(notes.at(-1));
-    starts = starts.filter((s) => s !== "weak");
-  }
-  if (!starts.length) usage("no start left to run");
   const bwrap = values["no-bwrap"] ? null : await findBwrap();
   const tmp = Deno.makeTempDirSync({ prefix: "arrow-bench-tree-" });
   const results: One[] = [];
@@ -428,14 +347,14 @@ if (import.meta.main) {
             `| ${d} (${DATASETS[d]!.metric}) | ${m}${start === "default" ? "" : ` (${start})`} | ${
               pm(rs.map((r) => r.heldoutGain))
             } | ${pm(rs.map((r) => r.testGain))} | ${pm(rs.map((r) => r.devGain))} | ` +
-              `${meanStd(rs.map((r) => r.queries - 1)).m.toFixed(1)} | ` +
-              `${meanStd(rs.map((r) => r.admitted)).m.toFixed(1)} | ${
-                meanStd(rs.map((r) => r.failed)).m.toFixed(1)
+              `${meanStd(rs.map((r) => r.queries - 1)).mean.toFixed(1)} | ` +
+              `${meanStd(rs.map((r) => r.admitted)).mean.toFixed(1)} | ${
+                meanStd(rs.map((r) => r.failed)).mean.toFixed(1)
               } | ` +
-              `${(meanStd(rs.map((r) => r.wallPerCycleMs)).m / 1000).toFixed(2)} s | ${
-                meanStd(rs.map((r) => r.overheadPerCycleMs)).m.toFixed(1)
-              } ms | ${meanStd(rs.map((r) => r.loopPerCycleMs)).m.toFixed(1)} ms | ${
-                meanStd(rs.map((r) => r.cpuPerCycleMs)).m.toFixed(1)
+              `${(meanStd(rs.map((r) => r.wallPerCycleMs)).mean / 1000).toFixed(2)} s | ${
+                meanStd(rs.map((r) => r.overheadPerCycleMs)).mean.toFixed(1)
+              } ms | ${meanStd(rs.map((r) => r.loopPerCycleMs)).mean.toFixed(1)} ms | ${
+                meanStd(rs.map((r) => r.cpuPerCycleMs)).mean.toFixed(1)
               } ms |`,
           );
         }
