@@ -13,7 +13,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { Fingerprinter } from "../src/runtime/fingerprint.ts";
+import { Fingerprinter } from "../src/runtime/scope/fingerprint.ts";
 
 const { values: o } = parseArgs({
   args: Deno.args,

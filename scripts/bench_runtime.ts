@@ -22,7 +22,7 @@ import { prepare } from "../src/engine/prepare.ts";
 import { SLURM_POLL_MS } from "../src/engine/run.ts";
 import { loadPlan } from "../src/graph/load.ts";
 import type { RunState } from "../src/model/state.ts";
-import { SlurmBackend } from "../src/runtime/backend_slurm.ts";
+import { SlurmBackend } from "../src/runtime/backend/slurm.ts";
 import { SlurmClient } from "../src/runtime/slurm/client.ts";
 import { World } from "../src/runtime/world.ts";
 

@@ -1,13 +1,13 @@
 /**
  * Sandbox start cost against the size of /tmp (`deno task bench:sandbox`): the layout of one sandboxed
- * start (runtime/bwrap.ts) and bubblewrap running `true` in it, with /tmp holding 10 and 5,000 extra
+ * start (runtime/sandbox/bwrap.ts) and bubblewrap running `true` in it, with /tmp holding 10 and 5,000 extra
  * top-level entries — the lean /tmp (never listed) beside the old way of listing /tmp and binding back each
  * entry. Prints the median of `--repeats` starts per case, in ms, and the argv length.
  *
  * @module
  */
 import { parseArgs } from "node:util";
-import { bwrapLayout, findBwrap } from "../src/runtime/bwrap.ts";
+import { bwrapLayout, findBwrap } from "../src/runtime/sandbox/bwrap.ts";
 
 const { values } = parseArgs({ args: Deno.args, options: { repeats: { type: "string", default: "15" } } });
 const repeats = Number(values.repeats);

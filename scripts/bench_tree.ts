@@ -13,7 +13,7 @@
  * `deno run -A scripts/bench_tree.ts [--quick] [--datasets a,b] [--seeds 5] [--cycles 3] [--executors 2]
  * [--methods tree,random,greedy,tree-no-insights] [--starts default,weak] [--ref-fit dev+heldout|dev]
  * [--no-refs] [--out dist/bench_tree.json]`; `--aa [--seeds N]` measures
- * instead the gate's A/A false-admit rate (src/tree/aa.ts: seed-only candidates, 20 runs × 10 queries a seed).
+ * instead the gate's A/A false-admit rate (src/tree/gate/aa.ts: seed-only candidates, 20 runs × 10 queries a seed).
  *
  * @module
  */

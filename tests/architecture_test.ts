@@ -154,12 +154,12 @@ Deno.test("one source for each mechanism: the PRNG, SlurmOptions, the LLM client
   deepEqual(definers(/function mulberry32\b/), ["src/tabular/prng.ts"]);
   deepEqual(definers(/interface Slurm(Job)?Options\b/), ["src/graph/types.ts"]);
   deepEqual(SRC.filter((p) => /new LlmClient\(/.test(text(p))), ["src/llm/connect.ts"]);
-  deepEqual(definers(/function denoDir\b/), ["src/runtime/launch.ts", "tests/helpers/hostile.ts"]);
+  deepEqual(definers(/function denoDir\b/), ["src/runtime/backend/launch.ts", "tests/helpers/hostile.ts"]);
 });
 
-Deno.test("one sandbox builder: every bubblewrap argument is written in runtime/bwrap.ts", () => {
+Deno.test("one sandbox builder: every bubblewrap argument is written in runtime/sandbox/bwrap.ts", () => {
   const builders = SRC.filter((p) => /"--(ro-bind|bind|tmpfs|unshare-all|ro-bind-try)"/.test(text(p)));
-  deepEqual(builders, ["src/runtime/bwrap.ts"]);
+  deepEqual(builders, ["src/runtime/sandbox/bwrap.ts"]);
 });
 
 Deno.test("no import circles among the product's files (type imports included)", () => {

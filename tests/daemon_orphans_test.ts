@@ -10,7 +10,7 @@ import { stringify } from "yaml";
 import { arrow } from "./helpers/cli.ts";
 import { MODES } from "./helpers/hostile.ts";
 import { processesMentioning } from "./helpers/procs.ts";
-import { libc } from "../src/runtime/libc.ts";
+import { libc } from "../src/runtime/proc/libc.ts";
 
 const UNSANDBOXED = MODES.find((m) => m.name === "unsandboxed")!;
 const NO_FFI = typeof libc() === "string" ? String(libc()) : null;

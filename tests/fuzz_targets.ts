@@ -11,7 +11,7 @@ import { formatDiagnostic, loadPlan } from "../src/graph/load.ts";
 import type { Diagnostic } from "../src/graph/load.ts";
 import { loadFaults } from "../src/graph/scenario.ts";
 import { parseBounded } from "../src/runtime/bounded_json.ts";
-import { JsonlTail, metricPoints } from "../src/runtime/tail.ts";
+import { JsonlTail, metricPoints } from "../src/runtime/proc/tail.ts";
 import { CsvError, parseCsv } from "../src/workers/lib/csv.ts";
 import { printable } from "../src/cli/escape.ts";
 import { mulberry32, mutate, pick, type Rand, randomJson } from "./fuzz_mutate.ts";

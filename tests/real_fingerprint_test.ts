@@ -4,7 +4,7 @@
  * removals and trees that share directories.
  */
 import { deepEqual, equal, notEqual } from "node:assert/strict";
-import { Fingerprinter, fingerprintOf } from "../src/runtime/fingerprint.ts";
+import { Fingerprinter, fingerprintOf } from "../src/runtime/scope/fingerprint.ts";
 
 Deno.test("Fingerprinter: reused digest blocks agree with a fresh scan through edits, additions, removals", async () => {
   const dir = await Deno.makeTempDir({ prefix: "arrow-fp-" });

@@ -2,12 +2,12 @@
  * A trainer starved of CPU is not a hung trainer. The Python example trainer runs pinned to CPU 0 at nice
  * 19; once it has logged its first stage, three busy loops at nice -20 take CPU 0 for eight seconds, so it
  * logs nothing for longer than its hang window (three silent 1 s observations). The overwatch postpones its
- * observations by the time it waited for a CPU (runtime/cpu_wait.ts): no HUNG_RESTART, and the run answers
+ * observations by the time it waited for a CPU (runtime/proc/cpu_wait.ts): no HUNG_RESTART, and the run answers
  * as the unloaded run does. A trainer that sleeps as long is still hung (tests/real_python_test.ts).
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { findBwrap } from "../src/cli/sandbox.ts";
-import { readStat } from "../src/runtime/proc_stat.ts";
+import { readStat } from "../src/runtime/proc/proc_stat.ts";
 import { pythonPlan, runReal } from "./helpers/real.ts";
 
 const HAS = (p: string) => {

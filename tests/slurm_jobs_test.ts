@@ -4,7 +4,7 @@
  * and sbatch's refusals as clear errors.
  */
 import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
-import { JsonlTail } from "../src/runtime/tail.ts";
+import { JsonlTail } from "../src/runtime/proc/tail.ts";
 import { execBounded } from "../src/runtime/slurm/exec.ts";
 import {
   isStuckPending,

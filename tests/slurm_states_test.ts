@@ -13,7 +13,7 @@ import { loadPlan } from "../src/graph/load.ts";
 import type { Plan } from "../src/graph/types.ts";
 import type { CrashInfo } from "../src/model/evidence.ts";
 import type { Incident } from "../src/model/state.ts";
-import { spawn, type Spawned } from "../src/runtime/proc.ts";
+import { spawn, type Spawned } from "../src/runtime/proc/proc.ts";
 import type { SlurmClient } from "../src/runtime/slurm/client.ts";
 import type { JobState, JobView, SubmitSpec } from "../src/runtime/slurm/types.ts";
 import { PLANS } from "../src/scenarios.gen.ts";

@@ -7,7 +7,7 @@
  */
 import { deepEqual, equal } from "node:assert/strict";
 import { isFinal, jobName, SlurmClient } from "../src/runtime/slurm/mod.ts";
-import { cancelLeftJobs } from "../src/tree/job_child.ts";
+import { cancelLeftJobs } from "../src/tree/execute/job_child.ts";
 import { cluster, JOB_ENV, LOADED_MS } from "./slurm_helper.ts";
 
 Deno.test({

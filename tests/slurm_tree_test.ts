@@ -7,8 +7,8 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { SlurmClient } from "../src/runtime/slurm/mod.ts";
-import { runJobChild } from "../src/tree/job_child.ts";
-import type { ChildCommand } from "../src/tree/sandbox.ts";
+import { runJobChild } from "../src/tree/execute/job_child.ts";
+import type { ChildCommand } from "../src/tree/execute/sandbox.ts";
 import { K_FREEZE } from "../src/thresholds.ts";
 import { arrow } from "./helpers/cli.ts";
 import { cluster, JOB_ENV, LOADED_MS } from "./slurm_helper.ts";

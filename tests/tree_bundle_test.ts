@@ -1,5 +1,5 @@
 /**
- * Step modules bundled as `data:` URLs (src/tree/harness/bundle.ts), so the artifact's workers need no read of
+ * Step modules bundled as `data:` URLs (src/tree/execute/harness/bundle.ts), so the artifact's workers need no read of
  * any scope: a module in the scope that a step imports is inlined (recursively, JSON too), anything outside
  * stays an absolute `file:` URL that the worker's own permissions refuse, circles are refused with a lesson.
  * Then end to end: a two-file artifact cross-validates through the harness in fresh workers, and a step
@@ -9,13 +9,13 @@
  */
 import { equal, ok, throws } from "node:assert/strict";
 import { dirname, relative } from "node:path";
-import { BundleError, bundleSteps } from "../src/tree/harness/bundle.ts";
-import { loadSteps } from "../src/tree/harness/steps.ts";
+import { BundleError, bundleSteps } from "../src/tree/execute/harness/bundle.ts";
+import { loadSteps } from "../src/tree/execute/harness/steps.ts";
 import { loadData, writeDataFiles } from "../src/tree/data.ts";
-import { ARTIFACT_FORMAT } from "../src/tree/executor.ts";
-import { ProcJournal } from "../src/runtime/proc_journal.ts";
-import { runChild } from "../src/tree/child.ts";
-import { childCommand } from "../src/tree/sandbox.ts";
+import { ARTIFACT_FORMAT } from "../src/tree/execute/executor.ts";
+import { ProcJournal } from "../src/runtime/proc/proc_journal.ts";
+import { runChild } from "../src/tree/execute/child.ts";
+import { childCommand } from "../src/tree/execute/sandbox.ts";
 import { testSandbox } from "./tree_fake.ts";
 
 const CSV = new URL("./fixtures/tree/small.csv", import.meta.url).pathname;

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { SandboxContext } from "../src/tree/sandbox.ts";
+import type { SandboxContext } from "../src/tree/execute/sandbox.ts";
 import { initialState } from "../src/tree/step.ts";
 import type {
   DatasetInfo,

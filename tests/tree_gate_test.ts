@@ -13,13 +13,17 @@ const CSV = new URL("./fixtures/tree/small.csv", import.meta.url).pathname;
 
 Deno.test("only gate.ts reads held-out or test rows in the tree room (data.ts only counts them)", () => {
   const readers: string[] = [];
-  for (const f of Deno.readDirSync(SRC)) {
-    if (!f.name.endsWith(".ts") || f.name.endsWith("_test.ts")) continue;
-    const text = Deno.readTextFileSync(`${SRC}${f.name}`);
-    for (const m of text.matchAll(/splits\.(heldout|test)\b(\.length)?/g)) {
-      if (!m[2]) readers.push(`${f.name}: ${m[0]}`);
+  const walk = (dir: string) => {
+    for (const f of Deno.readDirSync(`${SRC}${dir}`)) {
+      if (f.isDirectory) walk(`${dir}${f.name}/`);
+      if (!f.name.endsWith(".ts") || f.name.endsWith("_test.ts")) continue;
+      const text = Deno.readTextFileSync(`${SRC}${dir}${f.name}`);
+      for (const m of text.matchAll(/splits\.(heldout|test)\b(\.length)?/g)) {
+        if (!m[2]) readers.push(`${f.name}: ${m[0]}`);
+      }
     }
-  }
+  };
+  walk("");
   deepEqual(readers.map((r) => r.split(":")[0]).filter((f) => f !== "gate.ts"), []);
   // The held-out query, the final test, and the references' rows (the refit's dev + held-out, the test).
   equal(readers.length, 4, readers.join("; "));

@@ -7,12 +7,12 @@
  * @module
  */
 import { equal, ok } from "node:assert/strict";
-import { ProcJournal } from "../src/runtime/proc_journal.ts";
-import { runChild } from "../src/tree/child.ts";
+import { ProcJournal } from "../src/runtime/proc/proc_journal.ts";
+import { runChild } from "../src/tree/execute/child.ts";
 import { loadData, writeDataFiles } from "../src/tree/data.ts";
-import { ARTIFACT_FORMAT } from "../src/tree/executor.ts";
-import { MergeGate } from "../src/tree/gate.ts";
-import { type ChildCommand, childCommand } from "../src/tree/sandbox.ts";
+import { ARTIFACT_FORMAT } from "../src/tree/execute/executor.ts";
+import { MergeGate } from "../src/tree/gate/gate.ts";
+import { type ChildCommand, childCommand } from "../src/tree/execute/sandbox.ts";
 import { initialState, step } from "../src/tree/step.ts";
 import type { TreeEvent, TreeState } from "../src/tree/types.ts";
 import { K_FREEZE } from "../src/thresholds.ts";

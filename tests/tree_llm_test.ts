@@ -7,7 +7,7 @@
  */
 import { equal, ok } from "node:assert/strict";
 import { LlmClient } from "../src/llm/client.ts";
-import { LlmIdeator, parseReply } from "../src/tree/llm_ideator.ts";
+import { LlmIdeator, parseReply } from "../src/tree/ideate/llm_ideator.ts";
 import { startTree } from "../src/tree/run.ts";
 import { type Script, startScriptedServer } from "./llm/scripted_server.ts";
 import { fakeStart } from "./tree_fake.ts";

@@ -13,10 +13,10 @@ import { ok } from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { crossValidate, type FeatureTransform } from "../src/tabular/mod.ts";
 import { loadData, writeDataFiles } from "../src/tree/data.ts";
-import { ARTIFACT_FORMAT } from "../src/tree/executor.ts";
-import { ProcJournal } from "../src/runtime/proc_journal.ts";
-import { runChild } from "../src/tree/child.ts";
-import { childCommand } from "../src/tree/sandbox.ts";
+import { ARTIFACT_FORMAT } from "../src/tree/execute/executor.ts";
+import { ProcJournal } from "../src/runtime/proc/proc_journal.ts";
+import { runChild } from "../src/tree/execute/child.ts";
+import { childCommand } from "../src/tree/execute/sandbox.ts";
 import { testSandbox } from "./tree_fake.ts";
 
 const CSV = new URL("./fixtures/tree/small.csv", import.meta.url).pathname;

@@ -7,11 +7,11 @@
 import { equal, ok } from "node:assert/strict";
 import { crossValidate, type FeatureTransform } from "../src/tabular/mod.ts";
 import { loadData } from "../src/tree/data.ts";
-import { ARTIFACT_FORMAT } from "../src/tree/executor.ts";
-import { allIdeas, libraryIdeas } from "../src/tree/library.ts";
+import { ARTIFACT_FORMAT } from "../src/tree/execute/executor.ts";
+import { allIdeas, libraryIdeas } from "../src/tree/ideate/library.ts";
 import { toolkitSpecifier } from "../src/tree/run.ts";
 import { initialState } from "../src/tree/step.ts";
-import { ARTIFACT_FORMAT as HARNESS_FORMAT, chain } from "../src/tree/harness/compose.ts";
+import { ARTIFACT_FORMAT as HARNESS_FORMAT, chain } from "../src/tree/execute/harness/compose.ts";
 import { fakeConfig } from "./tree_fake.ts";
 
 const CSV = new URL("./fixtures/tree/small.csv", import.meta.url).pathname;

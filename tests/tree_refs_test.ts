@@ -11,8 +11,8 @@ import { deepEqual, equal, match, notEqual, ok } from "node:assert/strict";
 import { arrow } from "./helpers/cli.ts";
 import { cellValue, readCsvFile, writeCsv } from "../src/tabular/mod.ts";
 import { idLike, loadData } from "../src/tree/data.ts";
-import { trivialScore } from "../src/tree/references.ts";
-import { refitRows } from "../src/tree/gate.ts";
+import { trivialScore } from "../src/tree/gate/references.ts";
+import { refitRows } from "../src/tree/gate/gate.ts";
 
 const FIX = new URL("./fixtures/tree/", import.meta.url).pathname;
 

@@ -1,5 +1,5 @@
 /**
- * Long-lived harness slots (src/tree/server.ts): jobs run one after another in one process with the same
+ * Long-lived harness slots (src/tree/execute/slot_pool.ts): jobs run one after another in one process with the same
  * numbers a fresh child gives; each job is judged on its own — a hung job kills its slot and the next job
  * gets a fresh one, a job whose code reached outside its lane is blamed and the clean job after it on the
  * same slot is not; and a slot's wider view (every scope under nodes/) is not its jobs' code's view.
@@ -8,12 +8,12 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { BWRAP, needs, NO_BWRAP } from "./helpers/needs.ts";
-import { ProcJournal } from "../src/runtime/proc_journal.ts";
-import { runChild, signedLine } from "../src/tree/child.ts";
+import { ProcJournal } from "../src/runtime/proc/proc_journal.ts";
+import { runChild, signedLine } from "../src/tree/execute/child.ts";
 import { loadData, writeDataFiles } from "../src/tree/data.ts";
-import { ARTIFACT_FORMAT } from "../src/tree/executor.ts";
-import { childCommand } from "../src/tree/sandbox.ts";
-import { SlotPool } from "../src/tree/server.ts";
+import { ARTIFACT_FORMAT } from "../src/tree/execute/executor.ts";
+import { childCommand } from "../src/tree/execute/sandbox.ts";
+import { SlotPool } from "../src/tree/execute/slot_pool.ts";
 import { testSandbox } from "./tree_fake.ts";
 
 const CSV = new URL("./fixtures/tree/small.csv", import.meta.url).pathname;

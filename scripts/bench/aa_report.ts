@@ -1,11 +1,11 @@
 /**
  * `bench:tree --aa`: the merge gate's measured A/A false-admit rate — candidates that differ from the
- * incumbent only by a seed (src/tree/aa.ts), 20 runs × 10 queries a seed, per metric — beside the earlier
+ * incumbent only by a seed (src/tree/gate/aa.ts), 20 runs × 10 queries a seed, per metric — beside the earlier
  * per-query bootstrap rule on the same queries.
  *
  * @module
  */
-import { measureAa } from "../../src/tree/aa.ts";
+import { measureAa } from "../../src/tree/gate/aa.ts";
 
 /** Prints one line per metric: queries and runs admitted under the gate's rule and the earlier one. */
 export function printAa(seeds: number): void {

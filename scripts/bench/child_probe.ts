@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { ProcJournal } from "../../src/runtime/proc_journal.ts";
-import { runChild, signedLine } from "../../src/tree/child.ts";
+import { ProcJournal } from "../../src/runtime/proc/proc_journal.ts";
+import { runChild, signedLine } from "../../src/tree/execute/child.ts";
 import { dataFiles } from "../../src/tree/data.ts";
-import { childCommand } from "../../src/tree/sandbox.ts";
+import { childCommand } from "../../src/tree/execute/sandbox.ts";
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 

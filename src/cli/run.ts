@@ -14,7 +14,7 @@ import { judge } from "../overwatch/verdict.ts";
 import { resolveBuiltin, type Resolved, resolvePlanFile, resolveSeedPlan } from "./catalog.ts";
 import type { Fault } from "../graph/scenario.ts";
 import type { Plan, Runtime } from "../graph/types.ts";
-import type { BuiltinWorker } from "../runtime/launch.ts";
+import type { BuiltinWorker } from "../runtime/backend/launch.ts";
 import type { SlurmClient } from "../runtime/slurm/client.ts";
 import { printable } from "./escape.ts";
 import { InputError, UsageError } from "./errors.ts";
@@ -356,7 +356,7 @@ async function connectSlurm(
   quiet: boolean,
 ): Promise<SlurmClient | null> {
   if (plan.runtime !== "slurm") return null;
-  const { slurmNodes } = await import("../runtime/backend.ts");
+  const { slurmNodes } = await import("../runtime/backend/backend.ts");
   const ids = new Set(slurmNodes(plan, mode, builtins));
   if (!ids.size) {
     if (!quiet) {
@@ -367,7 +367,7 @@ async function connectSlurm(
     }
     return null;
   }
-  const { connectChecked } = await import("../runtime/backend_slurm.ts");
+  const { connectChecked } = await import("../runtime/backend/slurm.ts");
   const { SlurmError } = await import("../runtime/slurm/types.ts");
   try {
     return await connectChecked(plan.nodes.filter((n) => ids.has(n.id)), { pollMs: SLURM_POLL_MS });

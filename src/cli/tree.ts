@@ -16,7 +16,7 @@ import { writeAtomic } from "../runtime/atomic.ts";
 import { acquireLock, LockedError } from "../runtime/lock.ts";
 import { Feeds } from "../server/feeds.ts";
 import { CsvError, type MetricName, METRICS } from "../tabular/mod.ts";
-import { LlmIdeator } from "../tree/llm_ideator.ts";
+import { LlmIdeator } from "../tree/ideate/llm_ideator.ts";
 import { summarize } from "../tree/report.ts";
 import { resumeTree, startTree, type TreeOutcome } from "../tree/run.ts";
 import { loadStart, StartError } from "./tree_start.ts";

@@ -8,7 +8,7 @@ import { resolve } from "node:path";
 import { writeAtomic } from "../runtime/atomic.ts";
 import { CsvError, TransformError } from "../tabular/mod.ts";
 import { type LoadSteps, PredictError, predictFile } from "../tree/predict.ts";
-import { chain, loadSteps, parseArtifact, StepError } from "../tree/harness/compose.ts";
+import { chain, loadSteps, parseArtifact, StepError } from "../tree/execute/harness/compose.ts";
 import { parse } from "./args.ts";
 import { InputError, UsageError } from "./errors.ts";
 import { printable } from "./escape.ts";

@@ -8,7 +8,7 @@
  */
 import { dirname } from "node:path";
 import { type GbdtParams, gbdtParams } from "../tabular/mod.ts";
-import { parseArtifact } from "../tree/harness/compose.ts";
+import { parseArtifact } from "../tree/execute/harness/compose.ts";
 import type { StepFile } from "../tree/types.ts";
 
 export interface StartArtifact {

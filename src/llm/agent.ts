@@ -38,7 +38,7 @@ export interface AgentDeps {
   /** Wall-clock stamps for transcript lines (evidence only, never a decision). */
   now?: () => string;
   /**
-   * The scope's content fingerprint (the engine's own, runtime/fingerprint.ts). With it, every step is
+   * The scope's content fingerprint (the engine's own, runtime/scope/fingerprint.ts). With it, every step is
    * recorded with the fingerprint after it for the engine to judge (steps.ts); without it, none is.
    */
   fingerprint?: (dir: string) => string;

@@ -1,8 +1,8 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { appendDurable, writeAtomic } from "./atomic.ts";
-import { inside, resolvePath } from "./audit.ts";
-import { BlobStore } from "./blobs.ts";
-import { Fingerprinter } from "./fingerprint.ts";
+import { inside, resolvePath } from "./sandbox/audit.ts";
+import { BlobStore } from "./scope/blobs.ts";
+import { Fingerprinter } from "./scope/fingerprint.ts";
 
 Deno.test("writeAtomic() replaces the whole file and leaves no temp file", async () => {
   const dir = await Deno.makeTempDir();

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { procStartTime } from "./proc.ts";
+import { procStartTime } from "./proc/proc.ts";
 
 export class LockedError extends Error {
   override name = "LockedError";

@@ -5,7 +5,7 @@
  * @module
  */
 import type { StreamEvent } from "../model/state.ts";
-import type { Spawned } from "./proc.ts";
+import type { Spawned } from "./proc/proc.ts";
 
 export interface Ack {
   ack: number;

@@ -12,16 +12,16 @@ import { DEFAULT_OBSERVE_MS } from "../model/defaults.ts";
 import { emptyNodeObs, emptyObservations, type NodeObs, type Observations } from "../model/observe.ts";
 import type { RunState } from "../model/state.ts";
 import { nodeOf } from "../model/topology.ts";
-import { Acceptance } from "./accept.ts";
-import type { AuditReader } from "./audit.ts";
-import type { JobEnd, Proc } from "./backend.ts";
-import type { CpuWait } from "./cpu_wait.ts";
-import type { Fingerprinter, ScopePrint } from "./fingerprint.ts";
+import { Acceptance } from "./accept/accept.ts";
+import type { AuditReader } from "./sandbox/audit.ts";
+import type { JobEnd, Proc } from "./backend/backend.ts";
+import type { CpuWait } from "./proc/cpu_wait.ts";
+import type { Fingerprinter, ScopePrint } from "./scope/fingerprint.ts";
 import type { GuardSchedule } from "./guard_schedule.ts";
-import { shadowWrites } from "./bwrap.ts";
-import type { Command, Shadow } from "./launch.ts";
+import { shadowWrites } from "./sandbox/bwrap.ts";
+import type { Command, Shadow } from "./backend/launch.ts";
 import type { Lockstep } from "./lockstep.ts";
-import { readManifest } from "./manifest.ts";
+import { readManifest } from "./scope/manifest.ts";
 import {
   bestMetric,
   firedFaults,
@@ -29,11 +29,11 @@ import {
   RequestTail,
   tailLines,
   type UsageTail,
-} from "./node_files.ts";
-import { stopGroup } from "./proc.ts";
-import type { ScopeRecord } from "./scope_record.ts";
-import type { StepsTail } from "./steps_tail.ts";
-import { type JsonlTail, MAX_LINE, MAX_POINTS, metricPoints, thinPoints } from "./tail.ts";
+} from "./scope/node_files.ts";
+import { stopGroup } from "./proc/proc.ts";
+import type { ScopeRecord } from "./scope/scope_record.ts";
+import type { StepsTail } from "./proc/steps_tail.ts";
+import { type JsonlTail, MAX_LINE, MAX_POINTS, metricPoints, thinPoints } from "./proc/tail.ts";
 
 /** Most bytes of metrics.jsonl read at a long node's exit, beyond the slices read while it ran. */
 const EXIT_DRAIN = 256 << 20;

@@ -10,14 +10,14 @@
 import type { SlurmClient } from "../runtime/slurm/mod.ts";
 import { cpuUsage } from "node:process";
 import type { Incident } from "../model/state.ts";
-import type { ProcJournal } from "../runtime/proc_journal.ts";
+import type { ProcJournal } from "../runtime/proc/proc_journal.ts";
 import { TreeBlackBox } from "./blackbox.ts";
 import type { TreeData } from "./data.ts";
-import { runExecutor } from "./executor.ts";
-import type { MergeGate } from "./gate.ts";
-import { libraryIdeas } from "./library.ts";
-import type { SandboxContext } from "./sandbox.ts";
-import type { SlotPool } from "./server.ts";
+import { runExecutor } from "./execute/executor.ts";
+import type { MergeGate } from "./gate/gate.ts";
+import { libraryIdeas } from "./ideate/library.ts";
+import type { SandboxContext } from "./execute/sandbox.ts";
+import type { SlotPool } from "./execute/slot_pool.ts";
 import { step } from "./step.ts";
 import type { TreeStore } from "./store.ts";
 import { writeModel } from "./model_dir.ts";
@@ -51,7 +51,7 @@ export interface TreeWorld {
   onStep?: (s: TreeState, ev: TreeEvent, incidents: Incident[]) => void;
   /** Executors run as Slurm jobs through this client (`--runtime slurm`); null or absent: locally. */
   slurm?: SlurmClient | null;
-  /** Long-lived harness slots for local jobs (server.ts); null or absent: a fresh child per job. */
+  /** Long-lived harness slots for local jobs (slot_pool.ts); null or absent: a fresh child per job. */
   slots?: SlotPool | null;
 }
 

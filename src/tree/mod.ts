@@ -13,10 +13,10 @@
  *    proposes hypotheses, each a concrete step module; the `proposed` event makes them child nodes whose
  *    artifact is the parent's plus that step (or a model setting).
  * 3. **dispatch** — `pending = execute`: each node gets a scope (`nodes/<id>/`), an executor child and a
- *    standby recomputation child (`executor.ts`, `child.ts`, `sandbox.ts`, `src/tree/harness/harness.ts`):
+ *    standby recomputation child (`executor.ts`, `child.ts`, `sandbox.ts`, `src/tree/execute/harness/harness.ts`):
  *    Deno permissions (read its dev rows, its scope, the toolkit; write its scope; audited) and bubblewrap
  *    when present (the user's CSV and every run hidden); the artifact's steps run in a fresh worker per fold
- *    that can read nothing once loaded (`src/tree/harness/fold_worker.ts`), so nothing is remembered across
+ *    that can read nothing once loaded (`src/tree/execute/harness/fold_worker.ts`), so nothing is remembered across
  *    folds — unless every step is one the library wrote (content hash recorded in artifact.json, checked
  *    against the library's templates), which is Arrow's own code and runs beside the encoders.
  * 4. **observe** — exit code, stderr tail, silence (hung after K_FREEZE observations), wall budget,
@@ -50,15 +50,15 @@
  */
 export { TREE_FILES, TreeBlackBox } from "./blackbox.ts";
 export { loadData, PROTOCOL_VERSION, type TreeData } from "./data.ts";
-export { MergeGate } from "./gate.ts";
-export { branchInsights, classify, insightOf } from "./insight.ts";
-export { allIdeas, keyOf, libraryIdeas } from "./library.ts";
-export { LlmIdeator, type LlmIdeatorOptions, parseReply } from "./llm_ideator.ts";
+export { MergeGate } from "./gate/gate.ts";
+export { branchInsights, classify, insightOf } from "./ideate/insight.ts";
+export { allIdeas, keyOf, libraryIdeas } from "./ideate/library.ts";
+export { LlmIdeator, type LlmIdeatorOptions, parseReply } from "./ideate/llm_ideator.ts";
 export { drive, type Ideator, LIBRARY, type TreeWorld } from "./loop.ts";
 export { judge, type Judgement } from "./overwatch.ts";
 export { renderTreeReport, summarize, type TreeSummary } from "./report.ts";
 export { reopen, resumeTree, startTree, type TreeOutcome, type TreeRunOptions } from "./run.ts";
-export { chooseParent, ucb } from "./select.ts";
+export { chooseParent, ucb } from "./ideate/select.ts";
 export { foldEvents, initialState, step } from "./step.ts";
 export { STORE_FORMAT, type Timing, TreeStore } from "./store.ts";
 export type * from "./types.ts";

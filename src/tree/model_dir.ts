@@ -10,8 +10,8 @@
 import { createHash } from "node:crypto";
 import { canonicalPretty } from "../model/json.ts";
 import type { TreeData } from "./data.ts";
-import { libraryWrote } from "./library.ts";
-import type { RefitRun } from "./refit.ts";
+import { libraryWrote } from "./ideate/library.ts";
+import type { RefitRun } from "./gate/refit.ts";
 import type { TreeNode, TreeState } from "./types.ts";
 
 export const MODEL_FORMAT = "arrow-tree-model/1";

@@ -30,7 +30,7 @@ import {
   toRows,
 } from "../tabular/mod.ts";
 import { argmaxRow } from "../tabular/metrics.ts";
-import { libraryWrote } from "./library.ts";
+import { libraryWrote } from "./ideate/library.ts";
 import { MODEL_FORMAT, modelDir, type ModelManifest } from "./model_dir.ts";
 import type { TreeNode, TreeState } from "./types.ts";
 

@@ -7,7 +7,7 @@
 import type { Incident } from "../model/state.ts";
 import { mdInline } from "../record/md_escape.ts";
 import { narrate } from "../record/narrate.ts";
-import { devGain, signOf } from "./select.ts";
+import { devGain, signOf } from "./ideate/select.ts";
 import { ACCEPT_EPS } from "../thresholds.ts";
 import { Z_GATE } from "./step.ts";
 import type { TreeNode, TreeState } from "./types.ts";

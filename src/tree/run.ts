@@ -9,18 +9,18 @@
 import { basename, relative } from "node:path";
 import { canonical } from "../model/json.ts";
 import type { Incident } from "../model/state.ts";
-import { sweepLeftovers } from "../runtime/orphans.ts";
-import { ProcJournal } from "../runtime/proc_journal.ts";
-import { cancelLeftJobs } from "./job_child.ts";
+import { sweepLeftovers } from "../runtime/proc/orphans.ts";
+import { ProcJournal } from "../runtime/proc/proc_journal.ts";
+import { cancelLeftJobs } from "./execute/job_child.ts";
 import type { SlurmClient } from "../runtime/slurm/mod.ts";
 import type { MetricName } from "../tabular/mod.ts";
 import { METRICS } from "../tabular/mod.ts";
 import { TREE_FILES, TreeBlackBox } from "./blackbox.ts";
 import { dataFiles, loadData, type TreeData, writeDataFiles } from "./data.ts";
-import { MergeGate } from "./gate.ts";
-import { SlotPool } from "./server.ts";
+import { MergeGate } from "./gate/gate.ts";
+import { SlotPool } from "./execute/slot_pool.ts";
 import { begin, drive, type Ideator, LIBRARY, type TreeWorld } from "./loop.ts";
-import { TOOLKIT_DIR } from "./sandbox.ts";
+import { TOOLKIT_DIR } from "./execute/sandbox.ts";
 import { foldEvents, initialState } from "./step.ts";
 import { writeSplitsFile } from "./splits_file.ts";
 import { TreeStore } from "./store.ts";
@@ -50,7 +50,7 @@ export interface TreeRunOptions {
   signal?: AbortSignal;
   onStep?: TreeWorld["onStep"];
   /**
-   * Local jobs on long-lived harness slots (server.ts), the default; false: a fresh child process per job
+   * Local jobs on long-lived harness slots (slot_pool.ts), the default; false: a fresh child process per job
    * (what the benchmark compares against).
    */
   slots?: boolean;

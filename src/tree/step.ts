@@ -31,12 +31,12 @@ import {
   meanStd,
   pairedDelta,
   summarizeTally,
-} from "./insight.ts";
-import { flagsOf, plannedComparisons, significant, Z_GATE } from "./gate_rule.ts";
+} from "./ideate/insight.ts";
+import { flagsOf, plannedComparisons, significant, Z_GATE } from "./gate/gate_rule.ts";
 import { judge, stoppedChild } from "./overwatch.ts";
 
 export { flagsOf, plannedComparisons, significant, Z_GATE };
-import { chooseParent, devGain, signOf } from "./select.ts";
+import { chooseParent, devGain, signOf } from "./ideate/select.ts";
 import type {
   DatasetInfo,
   Hypothesis,

@@ -2,7 +2,7 @@ import { deepEqual, equal, ok as truthy } from "node:assert/strict";
 import { canonical } from "../model/json.ts";
 import { ACCEPT_EPS } from "../thresholds.ts";
 import { fakeStart, folds, hyp, ok, run } from "../../tests/tree_fake.ts";
-import { gateZ } from "./row_loss.ts";
+import { gateZ } from "./gate/row_loss.ts";
 import { plannedComparisons, significant, step, Z_GATE } from "./step.ts";
 import type { TreeEvent, TreeState } from "./types.ts";
 

@@ -7,7 +7,7 @@
  */
 import type { Incident, Verdict } from "../model/state.ts";
 import type { ColumnKind, GbdtParams, MetricName, Task } from "../tabular/mod.ts";
-import type { PairedGain } from "./paired.ts";
+import type { PairedGain } from "./gate/paired.ts";
 
 export type TreeNodeId = string;
 

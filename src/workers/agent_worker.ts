@@ -10,7 +10,7 @@ import { runAgent } from "../llm/agent.ts";
 import { AgentConfigError, parseAgentConfig } from "../llm/config.ts";
 import { connectLlm } from "../llm/connect.ts";
 import { LlmConfigError } from "../llm/errors.ts";
-import { Fingerprinter } from "../runtime/fingerprint.ts";
+import { Fingerprinter } from "../runtime/scope/fingerprint.ts";
 
 export async function main(_args: string[] = []): Promise<number> {
   let cfg;

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { findBwrap } from "../../src/runtime/bwrap.ts";
+import { findBwrap } from "../../src/runtime/sandbox/bwrap.ts";
 
 /** How to install each thing, as printed beside the reason a test is ignored. */
 export const INSTALL = {

@@ -7,7 +7,7 @@
 
 /**
  * A process's command line as NUL-joined text, with a bubblewrap process's own options left out: bwrap
- * lists every top-level entry of /tmp and $HOME as a mount to bind back (runtime/bwrap.ts), so every
+ * lists every top-level entry of /tmp and $HOME as a mount to bind back (runtime/sandbox/bwrap.ts), so every
  * sandboxed worker on the machine would otherwise "mention" every temporary directory of every test. What
  * it runs (after `--`) is kept.
  */

@@ -1,12 +1,12 @@
 /**
- * The bridge from a local launch command (runtime/launch.ts `Command`) to a Slurm submission: the same
+ * The bridge from a local launch command (runtime/backend/launch.ts `Command`) to a Slurm submission: the same
  * program, arguments, environment and working directory, its output in the run's logs/ as a local run's,
  * under a job name that identifies run, node and attempt. Only free-running workers can become jobs: a
  * lock-step worker needs arrow on its stdin every tick.
  *
  * @module
  */
-import type { Command } from "../launch.ts";
+import type { Command } from "../backend/launch.ts";
 import { jobName } from "./script.ts";
 import { SlurmError, type SlurmOptions, type SubmitSpec } from "./types.ts";
 

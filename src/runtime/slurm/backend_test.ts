@@ -1,5 +1,5 @@
 import { deepEqual, equal, throws } from "node:assert/strict";
-import type { Command } from "../launch.ts";
+import type { Command } from "../backend/launch.ts";
 import { runPrefix, slurmSpec } from "./backend.ts";
 import { JobJournal } from "./journal.ts";
 import { jobName } from "./script.ts";

@@ -1,6 +1,6 @@
 /**
  * What the engine tells a worker at start: the first stdin line (or the ARROW_CONFIG environment variable).
- * The engine builds it (`src/runtime/launch.ts`); workers only read it.
+ * The engine builds it (`src/runtime/backend/launch.ts`); workers only read it.
  *
  * @module
  */

@@ -1,0 +1,315 @@
+/**
+ * The bubblewrap layout a sandboxed program runs in. It sees the system and its own program's environment
+ * read-only (a venv, conda or pyenv under $HOME keeps working), its inputs and its scope — not other nodes'
+ * scopes, not the run's state and logs, not other runs, not secrets, no network. No write is refused in
+ * silence where Arrow can give it somewhere to land: the top level of $HOME, the project directory and the
+ * run's nodes/ are shadow directories Arrow inspects; /tmp is an empty shadow whatever the host's /tmp holds
+ * (only the entries the program needs are bound back, so its cost and its start do not depend on /tmp); and
+ * the input scopes the program may read are copies in its shadow, compared after, so an edit of an input,
+ * of the harness or of an evaluator is seen and named while the original stays untouched. bubblewrap
+ * resolves bind sources on the host and creates missing mount points inside the shadows; those mount points
+ * are listed so they are never mistaken for writes.
+ *
+ * @module
+ */
+import { listFiles } from "../scope/scope_files.ts";
+
+/** A shadow directory standing in for a host directory inside the sandbox. */
+export interface Shadow {
+  /** Host directory that receives stray writes. */
+  dir: string;
+  /** The path it stands for, as evidence shows it (run-relative for the run's nodes/, else absolute). */
+  shows: string;
+  /** Entries bubblewrap itself created in it (mount points of what is bound back): never a write. */
+  ignore: string[];
+  /**
+   * For a copy of a read-only lane: each file's signature (`size:mtime`) as copied. A file that differs,
+   * appears or disappears is a write attempt; for other shadows any file is one.
+   */
+  baseline?: Record<string, string>;
+}
+
+/** Files and directories under $HOME that hold credentials: masked inside every sandbox. */
+export const SECRETS = [
+  ".ssh",
+  ".aws",
+  ".gnupg",
+  ".netrc",
+  ".config/gcloud",
+  ".azure",
+  ".kube",
+  ".docker",
+  ".git-credentials",
+  ".pypirc",
+  ".npmrc",
+  ".config/gh",
+  ".password-store",
+];
+
+export interface Layout {
+  runDir: string;
+  /** Directory holding other runs (hidden), when the run lives in one. */
+  runsDir: string | null;
+  scope: string;
+  /** Scopes the program may read (its artifact ancestors and stream sources). */
+  readable: string[];
+  /** Writable extras: scratch directories and the fault log file. */
+  writable: string[];
+  /** Where this attempt's shadows live (one per attempt, so a restart is not blamed for an earlier one). */
+  shadowRoot: string;
+  /** Every scope of the plan, relative to nodes/ (mirrored empty in the nodes/ shadow). */
+  scopes: readonly string[];
+  /** Host directories whose top level is shadowed (/tmp, $HOME, the project directory). */
+  watched: string[];
+  /**
+   * Watched directories shared with the whole machine (/tmp): their entries are never listed; only those
+   * holding a path in `needed` are bound back.
+   */
+  lean?: string[];
+  /** Host paths the program needs to see (its program files, PATH, Deno): bound back in a lean directory. */
+  needed?: string[];
+  /**
+   * Read-only lanes given as copies (input scopes), so a write attempt lands in the copy and is seen. A lane
+   * past COPY_LIMIT is bound read-only instead, and named in the result's `refusing` list.
+   */
+  copied?: string[];
+  home: string | null;
+  /** Read-only everywhere, scope included (acceptance commands and evaluators). */
+  readOnly?: boolean;
+  /** More host paths hidden like the run: a directory under an empty tmpfs, a file behind /dev/null. */
+  masked?: string[];
+}
+
+/** Most entries a watched directory may have to be shadowed (each is bound back one by one). */
+export const MAX_SHADOWED_ENTRIES = 400;
+
+/** Largest read-only lane copied into a shadow (files and bytes); a larger one is bound read-only. */
+export const COPY_LIMIT = { files: 2_000, bytes: 64 * 1024 * 1024 };
+
+function lstat(p: string): Deno.FileInfo | null {
+  try {
+    return Deno.lstatSync(p);
+  } catch {
+    return null;
+  }
+}
+
+function readLink(p: string): string | null {
+  try {
+    return Deno.readLinkSync(p);
+  } catch {
+    return null;
+  }
+}
+
+const under = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith("/") ? dir : dir + "/");
+
+/** The signature a copied file is compared by: size and modification time. */
+export function signature(st: Deno.FileInfo): string {
+  return `${st.size}:${st.mtime?.getTime() ?? 0}`;
+}
+
+/** Files of `dir` (relative paths), or null when it holds more than COPY_LIMIT or a special file. */
+function copyable(dir: string): string[] | null {
+  const out: string[] = [];
+  let bytes = 0;
+  const walk = (rel: string): boolean => {
+    for (const e of Deno.readDirSync(rel ? `${dir}/${rel}` : dir)) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory) {
+        if (!walk(r)) return false;
+        continue;
+      }
+      const st = lstat(`${dir}/${r}`);
+      if (!st || !(st.isFile || st.isSymlink)) return false;
+      bytes += st.size;
+      out.push(r);
+      if (out.length > COPY_LIMIT.files || bytes > COPY_LIMIT.bytes) return false;
+    }
+    return true;
+  };
+  try {
+    return walk("") ? out : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Copies `src` into `dst` (links copied as links) and returns each file's signature there. */
+function copyLane(src: string, dst: string, files: string[]): Record<string, string> {
+  const baseline: Record<string, string> = {};
+  Deno.mkdirSync(dst, { recursive: true });
+  for (const rel of files) {
+    const from = `${src}/${rel}`;
+    const to = `${dst}/${rel}`;
+    Deno.mkdirSync(to.slice(0, to.lastIndexOf("/")), { recursive: true });
+    const st = Deno.lstatSync(from);
+    if (st.isSymlink) Deno.symlinkSync(Deno.readLinkSync(from), to);
+    else Deno.copyFileSync(from, to);
+    baseline[rel] = signature(Deno.lstatSync(to));
+  }
+  return baseline;
+}
+
+/** The top-level entries of `dir` that hold one of `paths` (or are one). */
+function holders(dir: string, paths: readonly string[]): string[] {
+  const names = new Set<string>();
+  for (const p of paths) {
+    if (!under(p, dir) || p === dir) continue;
+    names.add(p.slice(dir.length + 1).split("/")[0]!);
+  }
+  return [...names].sort();
+}
+
+/** bubblewrap arguments (everything before `--`), the shadows to inspect, and the lanes left refusing. */
+export function bwrapLayout(o: Layout): { args: string[]; shadows: Shadow[]; refusing: string[] } {
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  const shadows: Shadow[] = [];
+  const refusing: string[] = [];
+  const watched = [...new Set(o.watched)].filter((d) => d !== "/" && lstat(d)?.isDirectory)
+    .sort((a, b) => a.length - b.length);
+  const lean = new Set(o.lean ?? []);
+  if (!o.readOnly) {
+    for (const d of watched) {
+      // A shared directory (/tmp) is never listed: its size, and entries vanishing under a busy machine,
+      // must not change what a start costs or whether it succeeds.
+      const names = lean.has(d)
+        ? holders(d, [...(o.needed ?? []), o.runDir, o.scope, ...o.readable, ...o.writable, ...watched])
+        : [...Deno.readDirSync(d)].map((e) => e.name);
+      // Each entry bound back is a mount: past a few hundred, the directory stays read-only instead
+      // (a write there is refused, not caught in a shadow).
+      if (names.length > MAX_SHADOWED_ENTRIES) {
+        refusing.push(d);
+        continue;
+      }
+      const tag = d.replaceAll("/", "_");
+      const dir = `${o.shadowRoot}/host${tag}`;
+      Deno.mkdirSync(dir, { recursive: true });
+      args.push("--bind", dir, d);
+      const ignore: string[] = [];
+      // Anyone may remove an entry of a shared directory between this listing and bwrap's mounts: a
+      // vanished entry is skipped (--ro-bind-try), never a failed start.
+      for (const name of names) {
+        const p = `${d}/${name}`;
+        const st = lstat(p);
+        if (st?.isSymlink) {
+          const target = readLink(p);
+          if (target === null) continue;
+          args.push("--symlink", target, p);
+        } else if (st || !lean.has(d)) args.push("--ro-bind-try", p, p);
+        else continue;
+        ignore.push(name);
+      }
+      shadows.push({ dir, shows: d, ignore });
+    }
+  }
+  for (const s of SECRETS) {
+    if (!o.home) break;
+    const p = `${o.home}/${s}`;
+    const st = lstat(p);
+    if (st?.isDirectory) args.push("--tmpfs", p);
+    else if (st) args.push("--ro-bind", "/dev/null", p);
+  }
+  const hidden = [o.runDir, ...(o.masked ?? [])];
+  if (o.runsDir && under(o.runDir, o.runsDir) && o.runsDir !== o.runDir) hidden.push(o.runsDir);
+  // Outer first, so an inner hiding (the run inside a hidden data directory) is not undone.
+  for (const d of [...new Set(hidden)].sort((a, b) => a.length - b.length)) {
+    const st = d === o.runDir ? null : lstat(d);
+    if (d === o.runDir || st?.isDirectory) args.push("--tmpfs", d);
+    else if (st) args.push("--ro-bind", "/dev/null", d);
+  }
+  const nodes = `${o.shadowRoot}/nodes`;
+  if (o.readOnly) {
+    args.push("--dir", `${o.runDir}/nodes`);
+  } else if (o.scopes.length > 0) {
+    for (const s of o.scopes) Deno.mkdirSync(`${nodes}/${s}`, { recursive: true });
+    args.push("--bind", nodes, `${o.runDir}/nodes`);
+    shadows.push({ dir: nodes, shows: "nodes", ignore: [] });
+  }
+  const copied = new Set(o.readOnly ? [] : o.copied ?? []);
+  for (const r of o.readable) {
+    if (r === o.scope) continue;
+    const files = copied.has(r) ? copyable(r) : null;
+    if (files === null) {
+      if (copied.has(r)) refusing.push(r);
+      args.push("--ro-bind", r, r);
+      continue;
+    }
+    // The copy stands where the lane is: the program reads the same bytes, and what it writes stays here.
+    const rel = under(r, `${o.runDir}/nodes`)
+      ? r.slice(o.runDir.length + 1)
+      : `host${r.replaceAll("/", "_")}`;
+    const dir = `${o.shadowRoot}/lanes/${rel}`;
+    const baseline = copyLane(r, dir, files);
+    args.push("--bind", dir, r);
+    shadows.push({ dir, shows: under(r, o.runDir) ? r.slice(o.runDir.length + 1) : r, ignore: [], baseline });
+  }
+  args.push(o.readOnly ? "--ro-bind" : "--bind", o.scope, o.scope);
+  for (const w of o.writable) args.push("--bind", w, w);
+  args.push("--unshare-all", "--die-with-parent", "--new-session", "--chdir", o.scope);
+  return { args, shadows, refusing };
+}
+
+/**
+ * What landed in a shadow: any file of a plain shadow; in a copy of a read-only lane, a file that is new or
+ * differs from its copied signature ("write") or is gone ("delete").
+ */
+export function shadowWrites(shadow: Shadow): { rel: string; op: "write" | "delete" }[] {
+  const out: { rel: string; op: "write" | "delete" }[] = [];
+  const seen = new Set<string>();
+  for (const rel of listFiles(shadow.dir)) {
+    if (shadow.ignore.includes(rel)) continue;
+    seen.add(rel);
+    const was = shadow.baseline?.[rel];
+    if (was !== undefined) {
+      let now: string | null = null;
+      try {
+        now = signature(Deno.lstatSync(`${shadow.dir}/${rel}`));
+      } catch {
+        // removed since the listing: reported as gone below
+      }
+      if (now === was) continue;
+    }
+    out.push({ rel, op: "write" });
+  }
+  for (const rel of Object.keys(shadow.baseline ?? {})) {
+    if (!seen.has(rel)) out.push({ rel, op: "delete" });
+  }
+  return out.sort((a, b) => a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0);
+}
+
+let probed: string | null | undefined;
+
+/** Path of a working bwrap, or null. Probed once per process. */
+export async function findBwrap(): Promise<string | null> {
+  if (probed !== undefined) return probed;
+  probed = null;
+  for (const dir of (Deno.env.get("PATH") ?? "/usr/bin").split(":")) {
+    const p = `${dir}/bwrap`;
+    try {
+      Deno.statSync(p);
+    } catch {
+      continue;
+    }
+    const out = await new Deno.Command(p, {
+      args: [
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--unshare-all",
+        "--die-with-parent",
+        "--",
+        "true",
+      ],
+      stdout: "null",
+      stderr: "null",
+    }).output().catch(() => ({ code: 1 }));
+    if (out.code === 0) probed = p;
+    break;
+  }
+  return probed;
+}

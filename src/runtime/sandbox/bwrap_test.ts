@@ -1,0 +1,147 @@
+import { deepEqual, equal } from "node:assert/strict";
+import { bwrapLayout, COPY_LIMIT, shadowWrites } from "./bwrap.ts";
+import { BWRAP, needs, NO_BWRAP } from "../../../tests/helpers/needs.ts";
+
+const ignored = needs("bwrap_test", "the sandbox start case", NO_BWRAP);
+
+/** Temporary directories these tests made: removed after each test (a leak here fills /tmp run by run). */
+const made: string[] = [];
+function tempDir(): string {
+  const d = Deno.makeTempDirSync({ prefix: "arrow-bwrap-test-" });
+  made.push(d);
+  return d;
+}
+function cleanUp() {
+  for (const d of made.splice(0)) Deno.removeSync(d, { recursive: true });
+}
+
+function layoutOver(watched: string) {
+  const run = tempDir();
+  Deno.mkdirSync(`${run}/nodes/a`, { recursive: true });
+  return bwrapLayout({
+    runDir: run,
+    runsDir: null,
+    scope: `${run}/nodes/a`,
+    readable: [],
+    writable: [],
+    shadowRoot: `${run}/.arrow/shadow/a.1`,
+    scopes: ["a"],
+    watched: [watched],
+    home: null,
+  });
+}
+
+Deno.test("bwrapLayout() binds a shared directory's entries so that one vanishing does not abort the start", () => {
+  const shared = tempDir();
+  Deno.mkdirSync(`${shared}/d`);
+  Deno.symlinkSync("/nonexistent", `${shared}/l`);
+  const { args, shadows } = layoutOver(shared);
+  const at = args.indexOf(`${shared}/d`);
+  equal(args[at - 1], "--ro-bind-try");
+  deepEqual(args.slice(args.indexOf(`${shared}/l`) - 2, args.indexOf(`${shared}/l`) + 1), [
+    "--symlink",
+    "/nonexistent",
+    `${shared}/l`,
+  ]);
+  deepEqual(shadows[0]!.ignore.sort(), ["d", "l"]);
+  cleanUp();
+});
+
+Deno.test({
+  name:
+    "bwrapLayout(): a worker still starts when an entry of a watched directory is removed before bwrap runs",
+  ignore: ignored,
+}, async () => {
+  const shared = tempDir();
+  for (let i = 0; i < 5; i++) Deno.mkdirSync(`${shared}/gone${i}`);
+  const { args } = layoutOver(shared);
+  for (let i = 0; i < 5; i++) Deno.removeSync(`${shared}/gone${i}`);
+  const out = await new Deno.Command(BWRAP!, { args: [...args, "--", "true"], stderr: "piped" }).output();
+  cleanUp();
+  equal(out.success, true, new TextDecoder().decode(out.stderr));
+});
+
+/** A run whose scope `b` reads its verified input `a` through a copy, over a lean shared directory. */
+function leanLayout(shared: string, needed: string[], inputFiles: Record<string, string>) {
+  const run = tempDir();
+  for (const s of ["a", "b"]) Deno.mkdirSync(`${run}/nodes/${s}`, { recursive: true });
+  for (const [name, text] of Object.entries(inputFiles)) {
+    Deno.writeTextFileSync(`${run}/nodes/a/${name}`, text);
+  }
+  const layout = bwrapLayout({
+    runDir: run,
+    runsDir: null,
+    scope: `${run}/nodes/b`,
+    readable: [`${run}/nodes/a`],
+    writable: [],
+    shadowRoot: `${run}/.arrow/shadow/b.1`,
+    scopes: ["a", "b"],
+    watched: [shared],
+    lean: [shared],
+    needed,
+    copied: [`${run}/nodes/a`],
+    home: null,
+  });
+  return { run, ...layout };
+}
+
+Deno.test("bwrapLayout() never lists a lean shared directory: its argv is the same at 10 and 5,000 entries", () => {
+  const shared = tempDir();
+  Deno.mkdirSync(`${shared}/mine/bin`, { recursive: true });
+  const grow = (n: number) => {
+    for (let i = 0; i < n; i++) Deno.mkdirSync(`${shared}/other${i}`, { recursive: true });
+  };
+  grow(10);
+  const small = leanLayout(shared, [`${shared}/mine/bin`], {});
+  grow(5_000);
+  const big = leanLayout(shared, [`${shared}/mine/bin`], {});
+  const strip = (a: string[], run: string) => a.map((x) => x.replaceAll(run, "RUN"));
+  deepEqual(strip(big.args, big.run), strip(small.args, small.run));
+  // Only what the program needs is bound back; everything else of the shared directory is not there.
+  equal(big.args.filter((a) => a.startsWith(`${shared}/`)).length, 2);
+  deepEqual(big.shadows.find((s) => s.shows === shared)!.ignore, ["mine"]);
+  deepEqual(big.refusing, []);
+  cleanUp();
+});
+
+Deno.test("shadowWrites() names writes into a copied input, edits and deletions, and nothing else", () => {
+  const { shadows, run } = leanLayout(tempDir(), [], { "harness.py": "print(1)\n", "keep.txt": "k\n" });
+  const lane = shadows.find((s) => s.shows === "nodes/a")!;
+  equal(Deno.readTextFileSync(`${lane.dir}/harness.py`), "print(1)\n", "the copy reads as the input");
+  deepEqual(shadowWrites(lane), [], "an untouched copy is silent");
+  Deno.writeTextFileSync(`${lane.dir}/harness.py`, "print('hacked')\n");
+  Deno.writeTextFileSync(`${lane.dir}/evil.txt`, "x");
+  Deno.removeSync(`${lane.dir}/keep.txt`);
+  deepEqual(shadowWrites(lane), [
+    { rel: "evil.txt", op: "write" },
+    { rel: "harness.py", op: "write" },
+    { rel: "keep.txt", op: "delete" },
+  ]);
+  equal(Deno.readTextFileSync(`${run}/nodes/a/harness.py`), "print(1)\n", "the input itself is untouched");
+  cleanUp();
+});
+
+Deno.test("bwrapLayout() binds an input past COPY_LIMIT read-only and says so", () => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i <= COPY_LIMIT.files; i++) files[`f${i}`] = "";
+  const { refusing, args, run } = leanLayout(tempDir(), [], files);
+  deepEqual(refusing, [`${run}/nodes/a`]);
+  const at = args.lastIndexOf(`${run}/nodes/a`);
+  equal(args[at - 2], "--ro-bind");
+  cleanUp();
+});
+
+Deno.test({
+  name: "bwrapLayout(): inside the sandbox a write into a copied input succeeds, lands in the copy, is seen",
+  ignore: ignored,
+}, async () => {
+  const { args, shadows, run } = leanLayout(tempDir(), [], { "eval.sh": "echo 0.5\n" });
+  const out = await new Deno.Command(BWRAP!, {
+    args: [...args, "--", "sh", "-c", `echo 'echo 0.999' > ${run}/nodes/a/eval.sh`],
+    stderr: "piped",
+  }).output();
+  equal(out.success, true, new TextDecoder().decode(out.stderr));
+  deepEqual(shadowWrites(shadows.find((s) => s.shows === "nodes/a")!), [{ rel: "eval.sh", op: "write" }]);
+  equal(Deno.readTextFileSync(`${run}/nodes/a/eval.sh`), "echo 0.5\n");
+  cleanUp();
+});

@@ -1,0 +1,245 @@
+/**
+ * Runs one sandboxed child and watches it the way overwatch watches a node: started in its own process
+ * group (runtime/proc/proc.ts) and journalled so a resumed run can stop what a dead one left; observed every
+ * `observeMs` — an executor whose metrics.jsonl gains no line for K_FREEZE observations is hung, any child
+ * past its wall budget is over budget, and either is stopped as a group; its permission audit compared with
+ * what it was granted, so a read or write it attempted elsewhere is named. Output is read bounded.
+ *
+ * @module
+ */
+import { inside, resolvePath } from "../../runtime/sandbox/audit.ts";
+import { CpuWait } from "../../runtime/proc/cpu_wait.ts";
+import { spawn, type Spawned, stopGroup } from "../../runtime/proc/proc.ts";
+import type { ProcJournal } from "../../runtime/proc/proc_journal.ts";
+import { readRange, readRegular } from "../../runtime/safe_read.ts";
+import { JsonlTail } from "../../runtime/proc/tail.ts";
+import { K_FREEZE } from "../../thresholds.ts";
+import type { ChildCommand } from "./sandbox.ts";
+import type { Escape } from "../types.ts";
+
+export interface ChildOutcome {
+  exit: number | null;
+  signal: string | null;
+  stdout: string;
+  stderrTail: string[];
+  hung: { step: number; silent_ms: number; silent_from_start: boolean } | null;
+  overBudget: { limit_ms: number; used_ms: number } | null;
+  escapes: Escape[];
+  /** Metric lines seen (executors), and the last step among them. */
+  lines: Record<string, unknown>[];
+  wallMs: number;
+  /** Time since its stdin line was written (a standby's working time), else its wall time. */
+  activeMs: number;
+  /** A standby cancelled before it was given its line. */
+  cancelled: boolean;
+  /** What a slot's job signed its printed results with (slot_pool.ts); a child's is the caller's own. */
+  nonce?: string;
+}
+
+export interface WatchOptions {
+  label: string;
+  observeMs: number;
+  wallMs: number;
+  journal: ProcJournal;
+  /**
+   * A first stdin line (the nonce results are signed with). A promise makes the child a standby: it starts
+   * now and waits on stdin for the line, so its start-up overlaps whatever runs meanwhile; null cancels it.
+   */
+  stdin?: string | Promise<string | null>;
+  /** The executor's metrics.jsonl: silence there is a hang. */
+  metrics?: string;
+  /**
+   * Children without metrics (recomputation, gate, final test): the harness logs a line to the command's
+   * progress file at each stage (loaded, each fold), and none for K_FREEZE observations — counted from when
+   * a standby is given its line — is a hang, stopped long before the wall budget.
+   */
+  progress?: boolean;
+  signal?: AbortSignal;
+  /** A standby's budget once given its line (the caller may set it until then). */
+  activeLimit?: { ms: number };
+  logDir: string;
+}
+
+const MAX_STDOUT = 64 << 20;
+
+/**
+ * A child's hang clock: the last sign of life in its watched log (metrics or progress lines), postponed by
+ * time its process tree waited for a CPU (runtime/proc/cpu_wait.ts). Shared by one-shot children and slots.
+ */
+export class HangClock {
+  readonly lines: Record<string, unknown>[] = [];
+  readonly #cpu: CpuWait;
+
+  constructor(readonly tail: JsonlTail | null, pid: number, public lastNews: number) {
+    this.#cpu = new CpuWait(pid);
+    this.#cpu.waited(lastNews);
+  }
+
+  /** Reads what the log gained by `now`; the hang, once it has been silent K_FREEZE observations. */
+  look(now: number, observeMs: number, waiting = false): ChildOutcome["hung"] {
+    this.lastNews += this.#cpu.waited(now);
+    // A standby waiting for its line is not silent: its hang clock starts when it is told to go.
+    if (waiting) this.lastNews = now;
+    if (!this.tail) return null;
+    const fresh = this.tail.read();
+    if (fresh.length) {
+      this.lines.push(...fresh);
+      this.lastNews = now;
+    }
+    if (now - this.lastNews < K_FREEZE * observeMs) return null;
+    const step = this.lines.length;
+    return { step, silent_ms: Math.round(now - this.lastNews), silent_from_start: step === 0 };
+  }
+
+  /** Every line seen, the last ones read once the child has ended. */
+  finish(): Record<string, unknown>[] {
+    if (this.tail) this.lines.push(...this.tail.read());
+    return this.lines;
+  }
+}
+
+/** A budget of `limitMs` counted from `since`, overrun at `now`, or null. */
+export function overrun(now: number, since: number, limitMs: number): ChildOutcome["overBudget"] {
+  return now - since >= limitMs ? { limit_ms: limitMs, used_ms: Math.round(now - since) } : null;
+}
+const dec = new TextDecoder();
+
+/** Permission checks outside the grants: reads, writes and network, deduplicated in log order. */
+export function auditEscapes(path: string, cmd: ChildCommand, stoppedBy: string): Escape[] {
+  return auditRows(new JsonlTail(path).read(), cmd, stoppedBy);
+}
+
+/** `auditEscapes` over audit rows already read (a slot's rows of one job). */
+export function auditRows(
+  rows: readonly Record<string, unknown>[],
+  cmd: Pick<ChildCommand, "cwd" | "read" | "write">,
+  stoppedBy: string,
+): Escape[] {
+  const out: Escape[] = [];
+  const seen = new Set<string>();
+  for (const row of rows) {
+    const perm = row.permission, value = row.value;
+    if (typeof value !== "string") continue;
+    let e: Escape | null = null;
+    if (perm === "read" || perm === "write") {
+      const abs = resolvePath(cmd.cwd, value);
+      const allowed = perm === "read" ? cmd.read : cmd.write;
+      if (!allowed.some((a) => inside(abs, a))) e = { path: abs, op: perm, stopped_by: stoppedBy };
+    } else if (perm === "net") e = { path: value, op: "net", stopped_by: stoppedBy };
+    if (e && !seen.has(`${e.op} ${e.path}`)) {
+      seen.add(`${e.op} ${e.path}`);
+      out.push(e);
+    }
+  }
+  return out;
+}
+
+/**
+ * The last `n` lines of a log (each cut to 500 characters), read bounded; with `from`, only what was
+ * written from that byte on (a slot's log during one job), at most its last MiB.
+ */
+export function tail(path: string, n = 8, from?: number): string[] {
+  let bytes: Uint8Array;
+  if (from === undefined) {
+    const r = readRegular(path, 1 << 20);
+    if (!r.ok) return [];
+    bytes = r.bytes;
+  } else {
+    const end = readRange(path, 0, 0);
+    if (!end.ok) return [];
+    const r = readRange(path, Math.max(from, end.size - (1 << 20)), 1 << 20);
+    if (!r.ok) return [];
+    bytes = r.bytes;
+  }
+  return dec.decode(bytes).split("\n").map((l) => l.trimEnd()).filter(Boolean).slice(-n).map((l) =>
+    l.slice(0, 500)
+  );
+}
+
+export async function runChild(cmd: ChildCommand, o: WatchOptions): Promise<ChildOutcome> {
+  Deno.mkdirSync(o.logDir, { recursive: true });
+  const stderrFile = `${o.logDir}/${o.label}.err`;
+  const stdoutFile = `${o.logDir}/${o.label}.out`;
+  for (const f of [stderrFile, stdoutFile]) Deno.writeTextFileSync(f, "");
+  const t0 = performance.now();
+  const p: Spawned = spawn(cmd.cmd, cmd.args, {
+    cwd: cmd.cwd,
+    env: cmd.env,
+    stdin: o.stdin !== undefined ? "piped" : "null",
+    stdout: "null",
+    stdoutFile,
+    stderrFile,
+  });
+  o.journal.log("start", o.label, p);
+  let active = t0;
+  const watched = o.metrics ?? (o.progress && cmd.progress ? cmd.progress : null);
+  // The hang clock: the last sign of life (a standby's starts when it is told to go).
+  const clock = new HangClock(watched ? new JsonlTail(watched) : null, p.pid, t0);
+  let wake = () => {};
+  let cancelled = false;
+  if (o.stdin !== undefined) {
+    const w = p.child.stdin.getWriter();
+    const give = async (line: string | null) => {
+      if (line === null) {
+        cancelled = true;
+        wake();
+      } else {
+        active = clock.lastNews = performance.now();
+        await w.write(new TextEncoder().encode(line + "\n")).catch(() => {});
+      }
+      await w.close().catch(() => {});
+    };
+    if (typeof o.stdin === "string") await give(o.stdin);
+    else void o.stdin.then(give);
+  }
+  let hung: ChildOutcome["hung"] = null;
+  let overBudget: ChildOutcome["overBudget"] = null;
+  const pace = Math.max(20, Math.min(o.observeMs, 200));
+  const standby = o.stdin !== undefined && typeof o.stdin !== "string";
+  while (!p.exited) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([p.status, new Promise<void>((r) => (timer = setTimeout(wake = r, pace)))]);
+    clearTimeout(timer);
+    if (p.exited) break;
+    const now = performance.now();
+    hung = clock.look(now, o.observeMs, standby && active === t0);
+    const limit = o.activeLimit?.ms;
+    if (!hung) {
+      overBudget = overrun(now, t0, o.wallMs) ??
+        (limit !== undefined && active > t0 ? overrun(now, active, limit) : null);
+    }
+    if (hung || overBudget || cancelled || o.signal?.aborted) {
+      await stopGroup(p, 500);
+      break;
+    }
+  }
+  await p.status;
+  o.journal.log("stop", o.label, p);
+  const lines = clock.finish();
+  const out = readRegular(stdoutFile, MAX_STDOUT);
+  const status = p.exited!;
+  return {
+    exit: status.signal ? null : status.code,
+    signal: status.signal ?? null,
+    stdout: out.ok ? dec.decode(out.bytes) : "",
+    stderrTail: tail(stderrFile),
+    hung,
+    overBudget,
+    escapes: auditEscapes(cmd.audit, cmd, "deno"),
+    lines,
+    wallMs: performance.now() - t0,
+    activeMs: performance.now() - active,
+    cancelled,
+  };
+}
+
+/** The payload of the last stdout line signed with `nonce`, or why there is none. */
+export function signedLine(
+  stdout: string,
+  nonce: string,
+): { ok: true; text: string } | { ok: false; problem: string } {
+  const lines = stdout.split("\n").filter((l) => l.startsWith(`${nonce} `));
+  const last = lines.at(-1);
+  if (!last) return { ok: false, problem: "it printed no result" };
+  return { ok: true, text: last.slice(nonce.length + 1) };
+}

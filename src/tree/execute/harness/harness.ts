@@ -1,0 +1,431 @@
+/**
+ * The child program every tree-mode measurement runs in: `harness.ts <mode> <task.json> <dev.csv> <scope>
+ * <node> [<features.csv>]`, under the node's lane (read its dev data, its scope and the toolkit; write its
+ * scope, executors only). It never runs untrusted code itself: the feature steps of every fold, and of
+ * every prediction, run in a fresh worker (fold_worker.ts) that can read nothing of any scope, gives up even
+ * the toolkit once its modules are loaded (bundled as `data:` URLs, bundle.ts), is handed that fit's rows
+ * as JSON text and is ended after it — so the hypothesis' code has nothing to read and nowhere to write,
+ * whatever it tries shows up in the permission audit, and nothing it remembers from one fold reaches the
+ * next. The encoders and the model are fit here, on the rows the worker handed back. A slot makes its
+ * workers between jobs (their lane is the same for every job), and each fit's worker is handed its rows
+ * while the fit before it runs.
+ *
+ * The one exception is Arrow's own code: an artifact whose every step file hashes to one that Arrow
+ * recorded, when it wrote the artifact, as written by its library (`library` in artifact.json, checked there
+ * against the library's templates) runs its steps here, beside the encoders — as fast as the model, and no
+ * more trusted than the encoders are. A fresh isolate per fit costs ~36 ms of CPU; a cycle of library
+ * hypotheses needs none.
+ *
+ * - `execute` (the executor): cross-validates on the dev folds, appends one line per fold to
+ *   `metrics.jsonl` and writes its claim to `results.json` in the scope.
+ * - `recompute` (acceptance): cross-validates again and prints each fold's predictions; Arrow scores them.
+ * - `predict` (merge gate, final test): fits on every dev row and prints predictions for the rows of a
+ *   features file that holds no target column; Arrow scores them against labels only it holds.
+ *
+ * Printed results start with a nonce read from stdin before the artifact is loaded, so code in the
+ * artifact cannot forge them. Exit 0 done, 3 the artifact's code failed (its lesson is the message), 2 bad
+ * input.
+ *
+ * - `serve` (a long-lived slot, src/tree/execute/slot_pool.ts): the same jobs, one after another, each read from stdin
+ *   as a JSON line `{"args": [mode, task, dev, scope, node, features?], "nonce", "progress"}`; each ends with
+ *   the line `<nonce> end {"exit": N}` on stdout. Nothing of a job outlives it but this process's own
+ *   code (the library's steps included): untrusted code still runs only in per-fit workers, ended after
+ *   their fit, so a slot saves the start-up of a process (and of the toolkit's modules) per job, and
+ *   changes nothing the artifact can reach. A slot that hangs or runs over is killed whole by Arrow and
+ *   replaced.
+ *
+ * @module
+ */
+import {
+  allRows,
+  type ColumnKind,
+  encodeState,
+  type FeatureTransform,
+  fitPipeline,
+  fitPipelineOn,
+  type FittedPipeline,
+  fromRows,
+  guardTransform,
+  inferSchema,
+  makeTarget,
+  type MetricName,
+  type PipelineSpec,
+  type Prediction,
+  predictPipeline,
+  predictTable,
+  readCsvFile,
+  readTable,
+  score,
+  type Splits,
+  splitsFromJson,
+  type Table,
+  type Task,
+  toRows,
+  TransformError,
+} from "../../../tabular/mod.ts";
+import { createHash } from "node:crypto";
+import { bundleArtifact, type BundledStep, BundleError } from "./bundle.ts";
+import { fromLibrary, libraryTransform, parseArtifact, StepError } from "./compose.ts";
+import type { StepsInit } from "./fold_worker.ts";
+import { clock, covered, rowsOf, type StepsRun, stepsWorker, WorkerPool } from "./pool.ts";
+import { loadSteps } from "./steps.ts";
+
+/** This process's workers for untrusted step code (a slot keeps spares between jobs). */
+const pool = new WorkerPool();
+
+type Mode = "execute" | "recompute" | "predict" | "refit";
+
+interface TaskFile {
+  target: string;
+  task: Task;
+  classes: string[];
+  metric: MetricName;
+  kinds: Record<string, ColumnKind>;
+  splits: unknown;
+  seed: number;
+  data_hash: string;
+  split_hash: string;
+  protocol_version: string;
+}
+
+const enc = new TextEncoder();
+const stdout = Deno.stdout.writeSync.bind(Deno.stdout);
+const stderr = Deno.stderr.writeSync.bind(Deno.stderr);
+
+function readNonce(): string {
+  const buf = new Uint8Array(128);
+  let text = "";
+  while (!text.includes("\n")) {
+    const n = Deno.stdin.readSync(buf);
+    if (!n) break;
+    text += new TextDecoder().decode(buf.subarray(0, n));
+  }
+  return text.trim();
+}
+
+function writeAll(f: Deno.FsFile, text: string): void {
+  const bytes = enc.encode(text);
+  for (let off = 0; off < bytes.length;) off += f.writeSync(bytes.subarray(off));
+}
+
+/** The dev rows as last read, and which files (path, size, mtime) they were read from. */
+let devCache: { key: string; table: Table; target: ReturnType<typeof makeTarget>; splits: Splits } | null =
+  null;
+
+/**
+ * The dev table, its target and folds: read once per slot while the files stay the same (Arrow writes them
+ * once per run; a job that finds them changed reads them again).
+ */
+function devData(taskPath: string, devPath: string, task: TaskFile) {
+  const stamp = (p: string) => {
+    const s = Deno.statSync(p);
+    return `${p}\u0000${s.size}\u0000${s.mtime?.getTime() ?? ""}`;
+  };
+  const key = `${stamp(taskPath)}\u0000${stamp(devPath)}`;
+  if (devCache?.key !== key) {
+    const table = readCsvFile(devPath, { types: task.kinds });
+    const target = makeTarget(table, task.target, task.task);
+    devCache = { key, table, target, splits: splitsFromJson(task.splits, table.nRows) };
+  }
+  return devCache;
+}
+
+/**
+ * The features files a slot has read (the merge gate writes the same held-out features for every query, in
+ * a file of that query's own), by content hash: a file read again is parsed once.
+ */
+const featureCache = new Map<string, Table>();
+
+function cachedTable(path: string, kinds: Record<string, ColumnKind>): Table {
+  const text = Deno.readTextFileSync(path);
+  const key = `${createHash("sha256").update(text).digest("hex")}\u0000${JSON.stringify(kinds)}`;
+  let t = featureCache.get(key);
+  if (!t) {
+    t = readTable(text, path, { types: kinds });
+    if (featureCache.size >= 4) featureCache.delete(featureCache.keys().next().value!);
+    featureCache.set(key, t);
+  }
+  return t;
+}
+
+/** How a job ended early: its exit code (2 bad input, 3 the artifact's code failed). */
+class JobEnd extends Error {
+  constructor(readonly code: number, message: string) {
+    super(message);
+  }
+}
+
+function fail(
+  code: number,
+  message: string,
+  results: Deno.FsFile | null,
+  nonce: string | null,
+  node = "",
+): never {
+  const reason = message.slice(0, 2000);
+  if (results) writeAll(results, JSON.stringify({ node, error: reason }) + "\n");
+  if (nonce) stdout(enc.encode(`${nonce} ${JSON.stringify({ error: reason })}\n`));
+  stderr(enc.encode(`${reason}\n`));
+  throw new JobEnd(code, reason);
+}
+
+function finite(values: ArrayLike<number>): number[] {
+  return Array.from(values, (v) => (Number.isFinite(v) ? v : 0));
+}
+
+/**
+ * One job: `args` as on the command line, `nonce` (null for an executor) to sign printed results with,
+ * `progressPath` where a child without metrics logs its signs of life. Returns the exit code.
+ */
+async function runJob(args: string[], nonce: string | null, progressPath: string | null): Promise<number> {
+  const opened: Deno.FsFile[] = [];
+  const live = new Set<Worker>();
+  try {
+    await job(args, nonce, progressPath, opened, live);
+    return 0;
+  } catch (e) {
+    if (e instanceof JobEnd) return e.code;
+    throw e;
+  } finally {
+    // A worker started ahead for a fit that never came (the job failed first) ends with the job.
+    for (const w of live) w.terminate();
+    for (const f of opened) f.close();
+  }
+}
+
+async function job(
+  args: string[],
+  nonce: string | null,
+  progressPath: string | null,
+  opened: Deno.FsFile[],
+  live: Set<Worker>,
+): Promise<void> {
+  const [mode, taskPath, devPath, scope, node, featuresPath] = args as [
+    Mode,
+    string,
+    string,
+    string,
+    string | undefined,
+    string | undefined,
+  ];
+  if (!["execute", "recompute", "predict", "refit"].includes(mode) || !taskPath || !devPath || !scope) {
+    fail(
+      2,
+      "usage: harness.ts execute|recompute|predict|refit <task.json> <dev.csv> <scope> <node> [<features.csv>]",
+      null,
+      null,
+    );
+  }
+  const t0 = performance.now();
+  const task = JSON.parse(Deno.readTextFileSync(taskPath)) as TaskFile;
+  const manifest = parseArtifact(JSON.parse(Deno.readTextFileSync(`${scope}/artifact.json`)));
+  const keep = (f: Deno.FsFile) => (opened.push(f), f);
+  const metrics = mode === "execute"
+    ? keep(Deno.openSync(`${scope}/metrics.jsonl`, { append: true, create: true }))
+    : null;
+  const results = mode === "execute"
+    ? keep(Deno.openSync(`${scope}/results.json`, { write: true, create: true, truncate: true }))
+    : null;
+  // Signs of life for the hang clock: metrics lines (executor) or lines in the progress file Arrow named.
+  const progressFile = mode !== "execute" && progressPath
+    ? keep(Deno.openSync(progressPath, { append: true, create: true }))
+    : null;
+  let loadedOnce = false;
+  const progress = (what: Record<string, unknown>) => {
+    const f = metrics ?? progressFile;
+    if (f) writeAll(f, JSON.stringify(what) + "\n");
+  };
+  const onLoaded = () => {
+    if (loadedOnce) return;
+    loadedOnce = true;
+    progress({ step: 0, phase: "loaded" });
+  };
+  // The artifact's steps run in fresh workers (one per fit) unless they are all the library's own code
+  // (checked by content hash); the encoders and the model are fit here.
+  let bundled: BundledStep[] = [];
+  try {
+    bundled = bundleArtifact(scope, manifest.steps);
+  } catch (e) {
+    if (e instanceof BundleError) fail(3, new StepError("fit", e.message).message, results, nonce, node);
+    throw e;
+  }
+  /** The steps for workers (none when there are none, or when they all run here). */
+  let modules: BundledStep[] = bundled;
+  let inRealm: FeatureTransform | null = null;
+  if (fromLibrary(manifest, bundled)) {
+    try {
+      inRealm = libraryTransform(await loadSteps(bundled), task.target);
+    } catch (e) {
+      if (e instanceof StepError) fail(3, e.message, results, nonce, node);
+      throw e;
+    }
+    modules = [];
+  }
+  const init: StepsInit = {
+    kind: "init",
+    modules: modules.map(({ path, url }) => ({ path, url })),
+    target: task.target,
+  };
+  const { table, target, splits } = devData(taskPath, devPath, task);
+  if (target.task !== "regression" && target.classes.join("\u0000") !== task.classes.join("\u0000")) {
+    fail(
+      2,
+      `Cannot use the dev rows: their classes differ from the task's (${task.classes.join(", ")})`,
+      null,
+      nonce,
+    );
+  }
+  let features: Table | null = null;
+  const predicting = mode === "predict" || mode === "refit";
+  if (predicting) {
+    if (!featuresPath) fail(2, "Cannot predict: no features file given", null, nonce);
+    const { [task.target]: _, ...featureKinds } = task.kinds;
+    features = cachedTable(featuresPath!, featureKinds);
+  }
+  /** Each fit: the training rows of the dev table, and which rows of which table to predict. */
+  const fits = features
+    ? [{ train: allRows(table), other: features, rows: allRows(features) }]
+    : splits.folds.map((f) => ({ train: f.train, other: table, rows: f.valid }));
+  if (modules.length) pool.want(fits.length);
+  const model = { ...manifest.model, seed: task.seed };
+  /** The last fit's pipeline (a refit prints it: the saved model); its steps' state only when they ran here. */
+  let fitted: FittedPipeline | null = null;
+  /** When fitting ran (the model here, the artifact's steps in their workers): the job's fit_ms. */
+  const spans: [number, number][] = [];
+  const runs: StepsRun[] = [];
+  /** Starts fit `i`'s worker on its rows (a fit ahead of the one being fit, so it works meanwhile). */
+  const start = (i: number) => {
+    if (!modules.length || i >= fits.length || runs[i]) return;
+    const f = fits[i]!;
+    const run = stepsWorker(pool, init, onLoaded, live);
+    run.send(JSON.stringify(toRows(table, f.train)), JSON.stringify(toRows(f.other, f.rows, [task.target])));
+    runs[i] = run;
+  };
+  if (!modules.length) onLoaded();
+  /** Fit `i`: the artifact's steps (in its worker), then the encoders and the model on their output. */
+  const fitPredict = async (i: number): Promise<Prediction> => {
+    const f = fits[i]!;
+    start(i);
+    start(i + 1);
+    try {
+      if (!modules.length) {
+        const spec: PipelineSpec = { target, transform: inRealm, model };
+        const p0 = clock();
+        fitted = fitPipeline(table, f.train, spec);
+        const pred = predictPipeline(fitted, f.other, f.rows, spec);
+        spans.push([p0, clock()]);
+        return pred;
+      }
+      const r = await runs[i]!.reply;
+      if (r.phase === "failed") fail(r.code, r.message, results, nonce, node);
+      spans.push(r.ran);
+      // The steps' output, read into the schema its training rows fix (as the pipeline reads any transform's).
+      const trained = rowsOf(r.train, f.train.length, "fit");
+      const schema = guardTransform("fit", () => inferSchema(trained, "the transform's output"));
+      const evaluated = fromRows(rowsOf(r.other, f.rows.length, "transform"), schema);
+      const spec: PipelineSpec = { target, transform: null, model };
+      const p0 = clock();
+      fitted = fitPipelineOn(fromRows(trained, schema), f.train, spec);
+      const pred = predictTable(fitted, evaluated);
+      spans.push([p0, clock()]);
+      return pred;
+    } catch (e) {
+      if (e instanceof TransformError || e instanceof RangeError || e instanceof TypeError) {
+        fail(3, e.message, results, nonce, node);
+      }
+      throw e;
+    }
+  };
+  if (predicting) {
+    const pred = await fitPredict(0);
+    const fitMs = covered(spans);
+    const out: Record<string, unknown> = { k: pred.k, values: finite(pred.values), fit_ms: fitMs };
+    // A refit also hands back what it fit, to be saved as the run's model; steps that ran in a worker kept
+    // their state there, so only the library's (run here) come with theirs.
+    const f = fitted as FittedPipeline | null;
+    if (mode === "refit" && f) {
+      out.model = {
+        steps_state: inRealm ? encodeState(f.state) : null,
+        schema: f.schema,
+        encoding: f.encoding,
+        gbdt: f.model,
+      };
+    }
+    stdout(enc.encode(`${nonce} ${JSON.stringify(out)}\n`));
+    return;
+  }
+  const foldPreds: number[][] = [];
+  const foldScores: number[] = [];
+  let k = 1;
+  for (let i = 0; i < fits.length; i++) {
+    const fold = splits.folds[i]!;
+    const pred = await fitPredict(i);
+    k = pred.k;
+    foldPreds.push(finite(pred.values));
+    if (metrics) {
+      const y = Float64Array.from(fold.valid, (row) => target.y[row]!);
+      const s = score(task.metric, y, pred);
+      foldScores.push(s);
+      writeAll(metrics, JSON.stringify({ step: i + 1, [task.metric]: s }) + "\n");
+    } else progress({ step: i + 1 });
+  }
+  const fitMs = covered(spans);
+  if (mode === "recompute") {
+    stdout(enc.encode(`${nonce} ${JSON.stringify({ k, folds: foldPreds, fit_ms: fitMs })}\n`));
+    return;
+  }
+  const mean = foldScores.reduce((s, x) => s + x, 0) / foldScores.length;
+  writeAll(
+    results!,
+    JSON.stringify({
+      node: node ?? "",
+      score: mean,
+      folds: foldScores,
+      metric: task.metric,
+      data_hash: task.data_hash,
+      split_hash: task.split_hash,
+      protocol_version: task.protocol_version,
+      seed: task.seed,
+      artifact: "artifact.json",
+      wall_s: (performance.now() - t0) / 1000,
+      fit_ms: fitMs,
+    }) + "\n",
+  );
+}
+
+/** `serve`: jobs from stdin, one JSON line each, until stdin ends. */
+async function serve(): Promise<void> {
+  pool.refill();
+  const lines = Deno.stdin.readable.pipeThrough(new TextDecoderStream());
+  let buffered = "";
+  for await (const chunk of lines) {
+    buffered += chunk;
+    for (let at = buffered.indexOf("\n"); at >= 0; at = buffered.indexOf("\n")) {
+      const line = buffered.slice(0, at);
+      buffered = buffered.slice(at + 1);
+      if (!line.trim()) continue;
+      const j = JSON.parse(line) as { args: string[]; nonce: string; progress: string | null };
+      let code = 1;
+      pool.busy = true;
+      try {
+        code = await runJob(j.args, j.args[0] === "execute" ? null : j.nonce, j.progress);
+      } catch (e) {
+        // The harness' own failure (an unreadable file, a bug): this job fails, the slot goes on.
+        stderr(enc.encode(`${e instanceof Error ? e.stack ?? e.message : String(e)}\n`));
+      }
+      stdout(enc.encode(`${j.nonce} end ${JSON.stringify({ exit: code })}\n`));
+      pool.busy = false;
+      pool.refill();
+    }
+  }
+}
+
+if (Deno.args[0] === "serve") {
+  await serve();
+  Deno.exit(0);
+}
+const oneNonce = Deno.args[0] === "execute" ? null : readNonce();
+// A standby whose line never came (its executor failed): nothing to do.
+if (oneNonce === "") Deno.exit(0);
+const progressEnv = Deno.args[0] === "execute" ? null : Deno.env.get("ARROW_PROGRESS") ?? null;
+Deno.exit(await runJob(Deno.args, oneNonce, progressEnv));

@@ -1,0 +1,136 @@
+/**
+ * An executor run as a Slurm batch job (`arrow tree --runtime slurm`): the same command line and sandbox
+ * layer as a local child (runChild), submitted with sbatch; its metrics.jsonl is read from the shared
+ * filesystem with the same hang rule — K_FREEZE observations without a new line is a hang — counted from
+ * when the job starts running (a queued job holds no executor slot's silence against it), and the same wall
+ * budget. A hang, the budget or an interrupt ends it with scancel. The recomputation, the merge gate and the
+ * final test stay local: they are Arrow's own checks, and cheap. On `arrow tree --resume`, the jobs a killed
+ * arrow left are cancelled (`cancelLeftJobs`).
+ *
+ * @module
+ */
+import type { ProcJournal } from "../../runtime/proc/proc_journal.ts";
+import { readRegular } from "../../runtime/safe_read.ts";
+import { isFinal, jobName, type JobView, runPrefix, type SlurmClient } from "../../runtime/slurm/mod.ts";
+import { JsonlTail } from "../../runtime/proc/tail.ts";
+import { K_FREEZE } from "../../thresholds.ts";
+import { auditEscapes, type ChildOutcome, tail, type WatchOptions } from "./child.ts";
+import type { ChildCommand } from "./sandbox.ts";
+
+/** How long a cancelled job may take to reach a final state before its view is taken as it is. */
+const CANCEL_WAIT_MS = 60_000;
+const dec = new TextDecoder();
+
+const SIGNALS: Record<number, string> = { 1: "SIGHUP", 2: "SIGINT", 9: "SIGKILL", 15: "SIGTERM" };
+
+export interface JobWatchOptions
+  extends Omit<WatchOptions, "stdin" | "journal" | "progress" | "activeLimit"> {
+  /** The run's directory name, for the job name (`arrow.<run>.<label>.<attempt>`). */
+  run: string;
+  attempt: number;
+  journal?: ProcJournal;
+}
+
+/** Runs `cmd` as a Slurm job and watches it like runChild watches a local executor. */
+export async function runJobChild(
+  client: SlurmClient,
+  cmd: ChildCommand,
+  o: JobWatchOptions,
+): Promise<ChildOutcome> {
+  Deno.mkdirSync(o.logDir, { recursive: true });
+  const stderrFile = `${o.logDir}/${o.label}.err`;
+  const stdoutFile = `${o.logDir}/${o.label}.out`;
+  for (const f of [stderrFile, stdoutFile]) Deno.writeTextFileSync(f, "");
+  const t0 = performance.now();
+  const ended = (why: string): ChildOutcome => ({
+    exit: null,
+    signal: null,
+    stdout: "",
+    stderrTail: [why],
+    hung: null,
+    overBudget: null,
+    escapes: [],
+    lines: [],
+    wallMs: performance.now() - t0,
+    activeMs: performance.now() - t0,
+    cancelled: false,
+  });
+  let id: string;
+  try {
+    id = await client.submit({
+      name: jobName(o.run, o.label.replaceAll(".", "-"), o.attempt),
+      argv: [cmd.cmd, ...cmd.args],
+      env: cmd.env,
+      cwd: cmd.cwd,
+      stdout: stdoutFile,
+      stderr: stderrFile,
+      scriptCopy: `${o.logDir}/${o.label}.sbatch`,
+    });
+  } catch (e) {
+    return ended(`arrow: cannot submit the executor as a Slurm job: ${(e as Error).message}`);
+  }
+  const metrics = o.metrics ? new JsonlTail(o.metrics) : null;
+  const lines: Record<string, unknown>[] = [];
+  let hung: ChildOutcome["hung"] = null;
+  let overBudget: ChildOutcome["overBudget"] = null;
+  let running: number | null = null;
+  let lastNews = 0;
+  let view: JobView = client.state(id);
+  const pace = Math.max(20, Math.min(o.observeMs, 200));
+  while (!isFinal(view.state)) {
+    await new Promise((r) => setTimeout(r, pace));
+    view = client.state(id);
+    const now = performance.now();
+    const fresh = metrics?.read() ?? [];
+    if (running === null && (view.state === "RUNNING" || fresh.length)) running = lastNews = now;
+    if (fresh.length) {
+      lines.push(...fresh);
+      lastNews = now;
+    }
+    if (isFinal(view.state)) break;
+    if (running !== null && metrics && now - lastNews >= K_FREEZE * o.observeMs) {
+      hung = {
+        step: lines.length,
+        silent_ms: Math.round(now - lastNews),
+        silent_from_start: lines.length === 0,
+      };
+    }
+    if (!hung && running !== null && now - running >= o.wallMs) {
+      overBudget = { limit_ms: o.wallMs, used_ms: Math.round(now - running) };
+    }
+    if (hung || overBudget || o.signal?.aborted) {
+      await client.cancel(id).catch(() => {});
+      view = await client.waitFor(id, (v) => isFinal(v.state), CANCEL_WAIT_MS).catch(() => client.state(id));
+      break;
+    }
+  }
+  if (metrics) lines.push(...metrics.read());
+  const out = readRegular(stdoutFile, 64 << 20);
+  const stderrTail = tail(stderrFile);
+  if (view.state !== "COMPLETED") stderrTail.push(`slurm: job ${id} ${view.state} (${view.reason})`);
+  return {
+    exit: view.exitCode,
+    signal: view.signal !== null ? (SIGNALS[view.signal] ?? `signal ${view.signal}`) : null,
+    stdout: out.ok ? dec.decode(out.bytes) : "",
+    stderrTail,
+    hung,
+    overBudget,
+    escapes: auditEscapes(cmd.audit, cmd, "deno"),
+    lines,
+    wallMs: performance.now() - t0,
+    activeMs: performance.now() - (running ?? t0),
+    cancelled: false,
+  };
+}
+
+/**
+ * The run's executor jobs still queued or running when `arrow tree --resume` starts: a killed arrow left
+ * them, and the resumed tree executes those hypotheses again from its recorded state (the same job names),
+ * so each is cancelled — none keeps writing into a worktree its new attempt owns, or holds the cluster.
+ * Returns the ids it cancelled.
+ */
+export async function cancelLeftJobs(client: SlurmClient, run: string): Promise<string[]> {
+  const left = (await client.findJobs(runPrefix(run))).filter((v) => !isFinal(v.state));
+  for (const v of left) await client.cancel(v.jobId).catch(() => {});
+  return left.map((v) => v.jobId);
+}

@@ -1,0 +1,112 @@
+/**
+ * Predictions printed by a sandboxed child, read as untrusted data (bounded, every number checked) and
+ * scored here, in the coordinator, against labels the child never had: its printed score would be only a
+ * claim, its predictions are a measurement.
+ *
+ * @module
+ */
+import { parseBounded } from "../../runtime/bounded_json.ts";
+import {
+  type MetricName,
+  outputsOf,
+  type Prediction,
+  type Rows,
+  score,
+  type Target,
+} from "../../tabular/mod.ts";
+
+const LIMITS = { maxBytes: 64 << 20, maxDepth: 4 } as const;
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+function values(v: unknown, n: number, k: number, what: string): Parsed<Float64Array> {
+  if (!Array.isArray(v) || v.length !== n * k) {
+    return {
+      ok: false,
+      problem: `${what} holds ${Array.isArray(v) ? v.length : "no"} values for ${n} rows × ${k}`,
+    };
+  }
+  const out = new Float64Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (typeof x !== "number" || !Number.isFinite(x)) {
+      return { ok: false, problem: `${what} holds a non-number` };
+    }
+    out[i] = x;
+  }
+  return { ok: true, value: out };
+}
+
+function object(text: string): Parsed<Record<string, unknown>> {
+  const r = parseBounded(text, LIMITS);
+  if (!r.ok) return { ok: false, problem: r.error };
+  const o = r.value;
+  if (typeof o !== "object" || o === null || Array.isArray(o)) {
+    return { ok: false, problem: "its result is not an object" };
+  }
+  const rec = o as Record<string, unknown>;
+  if (typeof rec.error === "string") {
+    return { ok: false, problem: `its code failed: ${rec.error.slice(0, 500)}` };
+  }
+  return { ok: true, value: rec };
+}
+
+/** Reads a prediction payload `{k, values}` for `n` rows (checked, not scored). */
+export function readPrediction(text: string, target: Target, n: number): Parsed<Prediction> {
+  const o = object(text);
+  if (!o.ok) return o;
+  const k = outputsOf(target.task, target.classes);
+  if (o.value.k !== k) {
+    return { ok: false, problem: `it predicted ${String(o.value.k)} outputs per row, not ${k}` };
+  }
+  const v = values(o.value.values, n, k, "its prediction");
+  if (!v.ok) return v;
+  return { ok: true, value: { task: target.task, k, values: v.value } };
+}
+
+/** Scores a prediction payload `{k, values}` for `rows` of the coordinator's table. */
+export function scorePrediction(
+  text: string,
+  target: Target,
+  rows: Rows,
+  metric: MetricName,
+): Parsed<number> {
+  const p = readPrediction(text, target, rows.length);
+  if (!p.ok) return p;
+  return { ok: true, value: scoreRows(metric, target, rows, p.value) };
+}
+
+/** The labels of `rows` as the metrics take them. */
+export function labelsOf(target: Target, rows: Rows): Float64Array {
+  return Float64Array.from(rows, (r) => target.y[r]!);
+}
+
+/** Scores a recomputation payload `{k, folds: [values per fold]}` fold by fold. */
+export function scoreFolds(
+  text: string,
+  target: Target,
+  folds: Rows[],
+  metric: MetricName,
+): Parsed<number[]> {
+  const o = object(text);
+  if (!o.ok) return o;
+  const k = outputsOf(target.task, target.classes);
+  const f = o.value.folds;
+  if (o.value.k !== k || !Array.isArray(f) || f.length !== folds.length) {
+    return {
+      ok: false,
+      problem: `its result does not hold ${folds.length} folds of ${k}-output predictions`,
+    };
+  }
+  const scores: number[] = [];
+  for (let i = 0; i < folds.length; i++) {
+    const v = values(f[i], folds[i]!.length, k, `fold ${i + 1}`);
+    if (!v.ok) return v;
+    scores.push(scoreRows(metric, target, folds[i]!, { task: target.task, k, values: v.value }));
+  }
+  return { ok: true, value: scores };
+}
+
+function scoreRows(metric: MetricName, target: Target, rows: Rows, pred: Prediction): number {
+  return score(metric, labelsOf(target, rows), pred);
+}

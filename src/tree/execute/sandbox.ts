@@ -1,0 +1,216 @@
+/**
+ * The command line of every tree-mode child (executor, recomputation, gate, final test): the harness under
+ * Deno permissions — read only its data directory, its scope and the toolkit; write only its scope (the
+ * executor) or nothing; offline, no npm, no prompt; every permission check audited — and, when bubblewrap
+ * is available, inside a mount namespace where the user's data directory, every run and every secret are
+ * hidden and nothing but the scope is writable, with no network.
+ *
+ * Why both: Deno checks (and audits) what the artifact's modules import, since the harness loads them at
+ * run time, but not the static module graph of a program's main module; bubblewrap makes the question moot
+ * — the held-out and test labels are simply not in the child's filesystem.
+ *
+ * @module
+ */
+import { dirname } from "node:path";
+import { bwrapLayout } from "../../runtime/sandbox/bwrap.ts";
+import { denoDir } from "../../runtime/backend/launch.ts";
+
+export const TOOLKIT_DIR = new URL("../../tabular/", import.meta.url).pathname.replace(/\/$/, "");
+export const HARNESS_DIR = new URL("./harness/", import.meta.url).pathname.replace(/\/$/, "");
+export const HARNESS = `${HARNESS_DIR}/harness.ts`;
+
+export type ChildMode = "execute" | "recompute" | "predict" | "refit";
+
+export interface SandboxContext {
+  runDir: string;
+  /** The directory holding other runs (hidden too), when known. */
+  runsDir: string | null;
+  /** Where the executors' inputs are (dev.csv, task.json). */
+  dataDir: string;
+  taskFile: string;
+  devFile: string;
+  /** The user's CSV: every row, every label. Hidden from children under bubblewrap. */
+  userCsv: string;
+  bwrap: string | null;
+}
+
+export interface ChildCommand {
+  cmd: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+  audit: string;
+  /** Where a child without metrics (recomputation, prediction) logs its progress: its hang clock. */
+  progress: string | null;
+  read: string[];
+  write: string[];
+  sandbox: "bwrap+deno" | "deno";
+}
+
+/** `--unstable-worker-options`: the harness gives each fold's worker permissions narrower than its own. */
+const DENO_FLAGS = [
+  "run",
+  "--no-prompt",
+  "--no-config",
+  "--no-lock",
+  "--no-remote",
+  "--no-npm",
+  "--quiet",
+  "--unstable-worker-options",
+];
+const SYSTEM = new Set([
+  "/",
+  "/usr",
+  "/etc",
+  "/bin",
+  "/sbin",
+  "/lib",
+  "/lib64",
+  "/var",
+  "/opt",
+  "/proc",
+  "/dev",
+]);
+
+const under = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith("/") ? dir : dir + "/");
+
+/**
+ * bubblewrap arguments (before `--`) from the one layout builder (runtime/sandbox/bwrap.ts): the run, other runs
+ * and the user's data hidden, the toolkit, the harness and the data directory bound back read-only, the
+ * scope writable for an executor, the audit directory writable.
+ */
+export function treeBwrapArgs(
+  ctx: SandboxContext,
+  scope: string,
+  writable: boolean,
+  extra: string[],
+  audit: string,
+): string[] {
+  const needed = [Deno.execPath(), denoDir(), TOOLKIT_DIR, HARNESS_DIR].filter((p): p is string => !!p);
+  const csvDir = dirname(ctx.userCsv);
+  // The user's CSV holds every label: its directory is hidden, or the file alone when the directory also
+  // holds the system or what the harness needs.
+  const fileOnly = SYSTEM.has(csvDir) || needed.some((p) => under(p, csvDir));
+  return bwrapLayout({
+    runDir: ctx.runDir,
+    runsDir: ctx.runsDir,
+    scope,
+    readable: [TOOLKIT_DIR, HARNESS_DIR, ctx.dataDir, ...extra],
+    writable: [dirname(audit)],
+    shadowRoot: `${ctx.runDir}/.arrow/shadow/tree`,
+    scopes: [],
+    watched: [],
+    home: Deno.env.get("HOME") ?? null,
+    readOnly: !writable,
+    masked: [fileOnly ? ctx.userCsv : csvDir],
+  }).args;
+}
+
+/** A harness process's whole environment: its audit log, Deno's cache, PATH and HOME, and `extra`. */
+function childEnv(audit: string, extra: Record<string, string> = {}): Record<string, string> {
+  const dd = denoDir();
+  return {
+    DENO_AUDIT_PERMISSIONS: audit,
+    NO_COLOR: "1",
+    RUST_BACKTRACE: "0",
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    ...(dd ? { DENO_DIR: dd } : {}),
+    ...(Deno.env.get("HOME") ? { HOME: Deno.env.get("HOME")! } : {}),
+    ...extra,
+  };
+}
+
+/**
+ * The harness started in `mode` for `node`. `features`: the features file of a prediction (merge gate or
+ * final test), readable by that child alone.
+ */
+export function childCommand(
+  ctx: SandboxContext,
+  mode: ChildMode,
+  node: string,
+  scope: string,
+  audit: string,
+  features?: string,
+): ChildCommand {
+  const extra = features ? [dirname(features)] : [];
+  const read = [ctx.dataDir, scope, TOOLKIT_DIR, HARNESS_DIR, ...extra];
+  // The harness' own progress file sits beside the audit log (writable under bubblewrap too); the
+  // artifact's code never runs with this permission (its workers may write nothing).
+  const progress = mode === "execute" ? null : audit.replace(/(\.jsonl)?$/, ".progress.jsonl");
+  const write = mode === "execute" ? [scope] : [progress!];
+  const deno = [
+    ...DENO_FLAGS,
+    `--allow-read=${read.join(",")}`,
+    `--allow-write=${write.join(",")}`,
+    ...(progress ? ["--allow-env=ARROW_PROGRESS"] : []),
+    HARNESS,
+    mode,
+    ctx.taskFile,
+    ctx.devFile,
+    scope,
+    node,
+    ...(features ? [features] : []),
+  ];
+  const env = childEnv(audit, progress ? { ARROW_PROGRESS: progress } : {});
+  if (!ctx.bwrap) {
+    return {
+      cmd: Deno.execPath(),
+      args: deno,
+      env,
+      cwd: scope,
+      audit,
+      progress,
+      read,
+      write,
+      sandbox: "deno",
+    };
+  }
+  const box = treeBwrapArgs(ctx, scope, mode === "execute", extra, audit);
+  return {
+    cmd: ctx.bwrap,
+    args: [...box, "--", Deno.execPath(), ...deno],
+    env,
+    cwd: scope,
+    audit,
+    progress,
+    read,
+    write,
+    sandbox: "bwrap+deno",
+  };
+}
+
+/** The directories a slot of `role` works in: executors' scopes, or the gate's copies and features. */
+export function slotRoots(ctx: SandboxContext, role: ChildMode): { scope: string; extra: string[] } {
+  return role === "predict"
+    ? { scope: `${ctx.runDir}/gate`, extra: [`${ctx.runDir}/.arrow/gate`] }
+    : { scope: `${ctx.runDir}/nodes`, extra: [] };
+}
+
+/**
+ * The command of a long-lived slot (slot_pool.ts): the harness in `serve` mode, under the lane of its role —
+ * an executor slot may write under nodes/, a recomputation slot only reads there, a prediction slot alone
+ * reads the gate's copies and features; each writes its progress file. Every job is still checked against
+ * what that job alone was granted (`childCommand`'s lists).
+ */
+export function serverCommand(
+  ctx: SandboxContext,
+  role: ChildMode,
+  audit: string,
+  progress: string,
+): ChildCommand {
+  const { scope, extra } = slotRoots(ctx, role);
+  for (const d of [scope, ...extra]) Deno.mkdirSync(d, { recursive: true });
+  const read = [ctx.dataDir, scope, ...extra, TOOLKIT_DIR, HARNESS_DIR];
+  const write = role === "execute" ? [scope, progress] : [progress];
+  const deno = [
+    ...DENO_FLAGS,
+    `--allow-read=${read.join(",")}`,
+    `--allow-write=${write.join(",")}`,
+    HARNESS,
+    "serve",
+  ];
+  const base = { env: childEnv(audit), cwd: scope, audit, progress, read, write };
+  if (!ctx.bwrap) return { ...base, cmd: Deno.execPath(), args: deno, sandbox: "deno" };
+  const box = treeBwrapArgs(ctx, scope, role === "execute", extra, audit);
+  return { ...base, cmd: ctx.bwrap, args: [...box, "--", Deno.execPath(), ...deno], sandbox: "bwrap+deno" };
+}

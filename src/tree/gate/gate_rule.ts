@@ -1,0 +1,70 @@
+/**
+ * The tree's pure judgements that need no step: the merge gate's rule (is a held-out gain beyond noise,
+ * over how many planned comparisons) and the flags a finished run carries on the final test. The step
+ * function (step.ts) and the dashboard's tree view read them.
+ *
+ * @module
+ */
+import type { PairedGain } from "./paired.ts";
+import { gateZ } from "./row_loss.ts";
+import { signOf } from "../ideate/select.ts";
+import type { FinalReferences, TreeState } from "../types.ts";
+
+/**
+ * How many standard errors a held-out gain must reach (one-sided, about 5 % of the gains a change with no
+ * real effect shows). Fixed before any benchmark ran and never tuned: a stricter bar admits fewer real
+ * gains, a looser one admits noise (on 57–200 held-out rows, ACCEPT_EPS alone admitted changes whose
+ * held-out gain was pure noise and whose final-test gain was negative).
+ */
+export const Z_GATE = 1.645;
+
+/** The comparisons a run may make at its gate: every held-out query but the baseline's. */
+export function plannedComparisons(s: Pick<TreeState, "heldout">): number {
+  return Math.max(1, s.heldout.budget - 1);
+}
+
+/**
+ * The held-out gain is beyond the held-out part's noise. With the per-row loss comparison: its paired z
+ * reaches `gateZ(queries)`, so over all of a run's `queries` comparisons a no-effect candidate is admitted
+ * with probability at most GATE_ALPHA. Without it (a state recorded before it existed): at least Z_GATE
+ * standard errors of the metric's paired bootstrap. With no comparison at all (the incumbent's predictions
+ * could not be had), nothing is admitted: an unmeasured gain is not evidence.
+ */
+export function significant(p: PairedGain | null, queries = 1): boolean {
+  if (p === null) return false;
+  if (p.loss) return p.loss.n > 1 && p.loss.z >= gateZ(queries);
+  return (p.method === "linearized" || p.b > 1) && Number.isFinite(p.se) && p.gain >= Z_GATE * p.se;
+}
+
+/**
+ * What the reader must know about the result on the final test: the admitted result (refit when it was,
+ * else fit on dev) not beating the trivial baseline, or falling below the toolkit's strong default.
+ */
+export function flagsOf(s: TreeState, devOnly: number | null, refs: FinalReferences): string[] {
+  const m = s.config.metric;
+  const admitted = refs.refit?.score ?? devOnly;
+  const which = refs.refit?.score !== undefined && refs.refit?.score !== null ? "refit" : "dev-only fit";
+  if (admitted === null) return [];
+  const out: string[] = [];
+  const sign = signOf(s);
+  const f = (x: number) => x.toFixed(4);
+  const trivial = refs.trivial.score;
+  if (trivial !== null && sign * (admitted - trivial) <= 0) {
+    out.push(
+      `BELOW TRIVIAL: the admitted result (${which}, ${m} ${
+        f(admitted)
+      }) does not beat the trivial baseline ` +
+        `(${f(trivial)}) on the final test`,
+    );
+  } else if (m === "r2" && admitted < 0) {
+    out.push(`BELOW TRIVIAL: the admitted result (${which}) has R² ${f(admitted)} < 0 on the final test`);
+  }
+  const strong = refs.strong_default.score;
+  if (strong !== null && sign * (admitted - strong) < 0) {
+    out.push(
+      `BELOW STRONG DEFAULT: the admitted result (${which}, ${m} ${f(admitted)}) falls below the toolkit's ` +
+        `strong default (${f(strong)}) on the final test`,
+    );
+  }
+  return out;
+}

@@ -1,0 +1,124 @@
+import { equal, ok } from "node:assert/strict";
+import { mulberry32, type Prediction } from "../../tabular/mod.ts";
+import { ACCEPT_EPS } from "../../thresholds.ts";
+import { classify, meanStd } from "../ideate/insight.ts";
+import { gateZ, normalQuantile, pairedLoss, pairedLossOf, rowLosses, tQuantile } from "./row_loss.ts";
+
+const close = (a: number, b: number, tol: number, what: string) =>
+  ok(Math.abs(a - b) <= tol, `${what}: ${a} is not within ${tol} of ${b}`);
+
+function normals(seed: number): () => number {
+  const rng = mulberry32(seed);
+  return () => Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
+}
+
+const binary = (values: number[]): Prediction => ({
+  task: "binary",
+  k: 1,
+  values: Float64Array.from(values),
+});
+
+Deno.test("normalQuantile, gateZ and tQuantile give the textbook values", () => {
+  close(normalQuantile(0.975), 1.959964, 1e-6, "z 0.975");
+  close(normalQuantile(0.95), 1.644854, 1e-6, "z 0.95");
+  close(normalQuantile(1e-4), -3.719016, 1e-5, "z 1e-4");
+  close(gateZ(1), 1.644854, 1e-6, "one planned query");
+  close(gateZ(10), 2.575829, 1e-5, "ten planned queries: 0.5 % each");
+  equal(tQuantile(4), 2.776);
+  close(tQuantile(20), 2.086, 2e-3, "t 20 df by Cornish–Fisher");
+  close(tQuantile(60), 2.000, 2e-3, "t 60 df");
+});
+
+Deno.test("rowLosses: log-loss for class metrics (clipped), squared and absolute error for regression", () => {
+  const y = Float64Array.from([1, 0]);
+  const l = rowLosses("accuracy", y, binary([0.8, 0.8]));
+  close(l[0]!, -Math.log(0.8), 1e-12, "positive row");
+  close(l[1]!, -Math.log(0.2), 1e-12, "negative row");
+  ok(
+    Number.isFinite(rowLosses("auc", y, binary([0, 1]))[0]!),
+    "a certain wrong answer is clipped, not infinite",
+  );
+  const r: Prediction = { task: "regression", k: 1, values: Float64Array.from([1, 5]) };
+  const yr = Float64Array.from([2, 3]);
+  equal(rowLosses("r2", yr, r).join(), "1,4");
+  equal(rowLosses("mae", yr, r).join(), "1,2");
+  const m: Prediction = { task: "multiclass", k: 3, values: Float64Array.from([0.2, 0.5, 0.3]) };
+  close(rowLosses("logloss", Float64Array.from([2]), m)[0]!, -Math.log(0.3), 1e-12, "multiclass row");
+});
+
+Deno.test("pairedLossOf: identical losses give z 0; a constant gain is infinitely sure", () => {
+  const a = Float64Array.from([0.5, 0.2, 0.9]);
+  equal(pairedLossOf("logloss", a, a).z, 0);
+  const better = a.map((x) => x - 0.1);
+  const p = pairedLossOf("logloss", better, a);
+  close(p.gain, 0.1, 1e-12, "gain");
+  ok(p.z > 1e9, `z ${p.z}`);
+});
+
+/** Binary labels from true probabilities, and two prediction sets: each the truth's logit plus noise. */
+function trial(rng: () => number, normal: () => number, n: number, candNoise: number, refNoise: number) {
+  const y = new Float64Array(n), c: number[] = [], r: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const eta = 1.5 * normal();
+    y[i] = rng() < 1 / (1 + Math.exp(-eta)) ? 1 : 0;
+    c.push(1 / (1 + Math.exp(-(eta + candNoise * normal()))));
+    r.push(1 / (1 + Math.exp(-(eta + refNoise * normal()))));
+  }
+  return pairedLoss("accuracy", y, binary(c), binary(r));
+}
+
+Deno.test("paired loss: a change with no effect is rarely beyond the bar, a real one nearly always", () => {
+  const rng = mulberry32(11), normal = normals(12);
+  const N = 1000;
+  let null2 = 0, null1 = 0, real = 0;
+  for (let t = 0; t < N; t++) {
+    const z = trial(rng, normal, 200, 0.6, 0.6).z;
+    if (Math.abs(z) >= normalQuantile(0.975)) null2++;
+    if (z >= gateZ(1)) null1++;
+    if (trial(rng, normal, 300, 0.0, 1.2).z >= gateZ(10)) real++;
+  }
+  ok(null2 / N <= 0.07, `two-sided 5 % rate under no effect: ${null2 / N}`);
+  ok(null2 / N >= 0.02, `the statistic is not degenerate: ${null2 / N}`);
+  ok(null1 / N <= 0.07, `one-sided 5 % rate under no effect: ${null1 / N}`);
+  ok(real / N >= 0.85, `a model with less noise on 300 rows is found at the 10-query bar: ${real / N}`);
+});
+
+Deno.test("gateZ: the run's false-admit rate stays ≤ 5 % over all its queries; 5 % per query does not", () => {
+  const rng = mulberry32(21), normal = normals(22);
+  // 2,000 runs: the rate's own standard error is about 0.5 %.
+  const runs = 2000, queries = 9;
+  let budgeted = 0, perQuery = 0;
+  for (let r = 0; r < runs; r++) {
+    let a = false, b = false;
+    for (let q = 0; q < queries; q++) {
+      const z = trial(rng, normal, 150, 0.6, 0.6).z;
+      if (z >= gateZ(queries)) a = true;
+      if (z >= gateZ(1)) b = true;
+    }
+    budgeted += a ? 1 : 0;
+    perQuery += b ? 1 : 0;
+  }
+  ok(budgeted / runs <= 0.06, `runs with a false admission at the budgeted bar: ${budgeted / runs}`);
+  ok(perQuery / runs >= 0.25, `runs with a false admission at 5 % per query: ${perQuery / runs}`);
+});
+
+Deno.test("classify: no-effect fold deltas are labelled ≤ 5 % of the time (1 SE labelled ~1 in 3), a real effect is", () => {
+  const normal = normals(31);
+  const N = 4000, k = 5, sd = 0.01;
+  let labelled = 0, hurt = 0, hurt1 = 0, helped = 0;
+  for (let t = 0; t < N; t++) {
+    const zero = Array.from({ length: k }, () => sd * normal());
+    const d = { ...meanStd(zero), folds: zero };
+    const o = classify(d);
+    if (o !== "neutral") labelled++;
+    if (o === "hurt") hurt++;
+    if (classify(d, 1) === "hurt") hurt1++;
+    const real = Array.from({ length: k }, () => 4 * ACCEPT_EPS + 0.002 * normal());
+    if (classify({ ...meanStd(real), folds: real }) === "helped") helped++;
+  }
+  // 4,000 trials: the rate's own standard error is about 0.35 %, so 6 % is the design's 5 % plus noise.
+  ok(labelled / N <= 0.06, `helped or hurt under no effect: ${labelled / N}`);
+  ok(hurt / N <= 0.035, `hurt under no effect: ${hurt / N}`);
+  ok(hurt1 / N >= 0.12, `the 1-SE rule's hurt rate, for contrast: ${hurt1 / N}`);
+  ok(helped / N >= 0.95, `a steady gain of 4 × ACCEPT_EPS: ${helped / N}`);
+});

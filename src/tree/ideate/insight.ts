@@ -1,0 +1,147 @@
+/**
+ * Insights: what one evaluated node teaches, measured against its parent on the same dev folds (paired
+ * per-fold deltas, so fold-to-fold noise cancels), and what a parent has learned from all its children.
+ *
+ * Outcome rule: with d̄ the mean and s the sample standard deviation of the k per-fold deltas (positive =
+ * better under the metric's direction), a hypothesis **helped** when d̄ ≥ ACCEPT_EPS and d̄ ≥ t·s/√k,
+ * **hurt** when d̄ ≤ −ACCEPT_EPS and −d̄ ≥ t·s/√k, and was **neutral** otherwise, with t Student's
+ * two-sided LABEL_ALPHA quantile on k − 1 degrees of freedom (2.776 for 5 folds): a change with no effect
+ * is labelled helped or hurt at most LABEL_ALPHA of the time (at one standard error it was about 19 %
+ * "hurt" alone, and a "hurt" prunes the node and steers ideation away from its family); code that failed
+ * is **failed** with its lesson.
+ *
+ * @module
+ */
+import { ACCEPT_EPS } from "../../thresholds.ts";
+import { tQuantile } from "../gate/row_loss.ts";
+import type { DevScore, Family, FamilyTally, Hypothesis, Insight, Outcome, TreeNode } from "../types.ts";
+
+/** Mean and sample standard deviation. */
+export function meanStd(xs: readonly number[]): { mean: number; std: number } {
+  const mean = xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length);
+  const v = xs.length > 1 ? xs.reduce((s, x) => s + (x - mean) ** 2, 0) / (xs.length - 1) : 0;
+  return { mean, std: Math.sqrt(v) };
+}
+
+/** Per-fold deltas of `node` over `parent`, positive when better. */
+export function pairedDelta(node: DevScore, parent: DevScore, sign: 1 | -1): DevScore {
+  const folds = node.folds.map((x, i) => sign * (x - (parent.folds[i] ?? x)));
+  return { ...meanStd(folds), folds };
+}
+
+/** The outcome of paired fold deltas; `t` (standard errors needed) defaults to the label's t quantile. */
+export function classify(d: DevScore, t = tQuantile(d.folds.length - 1)): Outcome {
+  const se = d.std / Math.sqrt(Math.max(1, d.folds.length));
+  if (d.mean >= ACCEPT_EPS && d.mean >= t * se) return "helped";
+  if (d.mean <= -ACCEPT_EPS && -d.mean >= t * se) return "hurt";
+  return "neutral";
+}
+
+const HELPED: Record<Family, string> = {
+  missing_indicator: "whether the value is missing carries signal beyond the trees' own routing of gaps",
+  log: "the log scale moved the histogram bin edges to where the signal is",
+  ratio: "the ratio is an interaction that shallow axis-aligned splits cannot build",
+  product: "the product is an interaction that shallow axis-aligned splits cannot build",
+  binning: "coarse bins smoothed a noisy column",
+  rare_group: "pooling rare levels stopped the model fitting levels it saw only a few times",
+  frequency_encode: "how common a level is predicts the target",
+  target_encode: "a smoothed out-of-fold target mean summarises many levels in one split",
+  text_features: "the text holds structure (a title, a maker, a length) that the encoders drop",
+  group_stats: "a value relative to its group says more than the value alone",
+  drop_column: "the column was noise the model fitted",
+  capacity: "the model's capacity was off for this data",
+  llm: "the generated feature carries signal its parent lacked",
+};
+
+const HURT: Record<Family, string> = {
+  missing_indicator: "the indicator repeated what missing-value routing already does, and added variance",
+  log: "the new bins cut the column worse than the old ones",
+  ratio: "the interaction was noise, and one more column invited overfitting",
+  product: "the interaction was noise, and one more column invited overfitting",
+  binning: "binning threw away resolution the trees were using",
+  rare_group: "the rare levels were informative",
+  frequency_encode: "level frequency is unrelated to the target and adds noisy split candidates",
+  target_encode: "target means over few rows per level are noisy",
+  text_features: "the text features split the data too thin",
+  group_stats: "the group statistic added noise",
+  drop_column: "the column carried signal",
+  capacity: "the new capacity over- or under-fits",
+  llm: "the generated feature added noise",
+};
+
+const NEUTRAL: Partial<Record<Family, string>> = {
+  log: "trees split on order, and a monotone transform leaves the order as it was",
+  missing_indicator: "the trees already route missing values on their own",
+  drop_column: "the model barely used the column",
+};
+
+export function whyOf(family: Family, outcome: Outcome, lesson: string | null): string {
+  if (outcome === "failed") return lesson ?? "the code failed";
+  if (outcome === "helped") return HELPED[family];
+  if (outcome === "hurt") return HURT[family];
+  return NEUTRAL[family] ?? "the effect is within the folds' noise";
+}
+
+const signed = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(4)}`;
+
+/** The insight of an evaluated node with a hypothesis, against its parent's dev folds. */
+export function insightOf(
+  h: Hypothesis,
+  dev: DevScore,
+  parent: DevScore,
+  sign: 1 | -1,
+  metric: string,
+): Insight {
+  const delta = pairedDelta(dev, parent, sign);
+  const outcome = classify(delta);
+  const why = whyOf(h.family, outcome, null);
+  const sentence = `${h.text} — ${outcome}: dev ${metric} ${signed(delta.mean)} ± ${
+    delta.std.toFixed(4)
+  } over ${delta.folds.length} folds, because ${why}.`;
+  return { family: h.family, columns: h.columns, outcome, delta, why, sentence };
+}
+
+/** The insight of a node whose code or executor failed. */
+export function failedInsight(h: Hypothesis, lesson: string): Insight {
+  const short = lesson.length > 300 ? lesson.slice(0, 300) + "…" : lesson;
+  return {
+    family: h.family,
+    columns: h.columns,
+    outcome: "failed",
+    delta: null,
+    why: short,
+    sentence: `${h.text} — failed: ${short}`,
+  };
+}
+
+const OUTCOMES: readonly Outcome[] = ["helped", "hurt", "neutral", "failed"];
+
+export function addToTally(t: FamilyTally, family: Family, outcome: Outcome): FamilyTally {
+  const row = t[family] ?? { helped: 0, hurt: 0, neutral: 0, failed: 0 };
+  return { ...t, [family]: { ...row, [outcome]: row[outcome] + 1 } };
+}
+
+/** One sentence of what a parent's children taught, families in a fixed order. */
+export function summarizeTally(t: FamilyTally): string {
+  const parts = (Object.keys(t) as Family[]).sort().map((f) => {
+    const row = t[f]!;
+    return `${f} ${OUTCOMES.filter((o) => row[o] > 0).map((o) => `${o} ${row[o]}`).join(", ")}`;
+  });
+  return parts.length ? `Children so far: ${parts.join("; ")}.` : "";
+}
+
+/** What ideation under `parent` may learn from: the insights of every child of the parent and of each of
+ * its ancestors (each ancestor aggregates its own children). */
+export function branchInsights(
+  nodes: Record<string, TreeNode>,
+  parent: string,
+): { key: string; insight: Insight }[] {
+  const out: { key: string; insight: Insight }[] = [];
+  for (let at: TreeNode | undefined = nodes[parent]; at; at = at.parent ? nodes[at.parent] : undefined) {
+    for (const c of at.children) {
+      const n = nodes[c];
+      if (n?.insight && n.hypothesis) out.push({ key: n.hypothesis.key, insight: n.insight });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,331 @@
+/**
+ * The library ideator: offline and deterministic. It enumerates every concrete hypothesis the dataset admits
+ * (families × columns, described from dev rows only), drops those already on the path or already tried
+ * under the parent, and ranks the rest:
+ *
+ * - **tree / greedy** — a fixed prior per family (what usually matters to a gradient-boosted tree: text
+ *   structure, target and frequency encodings of many-level columns, interactions, capacity; least, a log,
+ *   which a tree is blind to), plus, with insights on, what the branch has learned (`branchInsights`): a
+ *   family that hurt twice there, or failed twice, is not proposed again; a hypothesis tried there that did
+ *   not help is not retried; one that helped on another branch is transferred here first; a family that
+ *   helped is extended to similar columns (same kind, or sharing a column); a family neutral twice waits.
+ *   Ties break by a seeded draw. The n best are taken, distinct families first. Beside one-knob capacity
+ *   moves, the space holds whole GBDT configurations drawn per parent (`configIdeas`).
+ * - **random** — a seeded uniform draw from the same candidates, the same number.
+ *
+ * @module
+ */
+import { DEFAULT_GBDT, type GbdtParams } from "../../tabular/gbdt.ts";
+import { mulberry32, subSeed } from "../../tabular/prng.ts";
+import { branchInsights } from "./insight.ts";
+import { type CodeContext, moduleSource } from "./library_code.ts";
+import { draw } from "./select.ts";
+import type { ColumnInfo, Family, Hypothesis, TreeNode, TreeState } from "../types.ts";
+
+export interface Idea {
+  family: Family;
+  columns: string[];
+  params: Record<string, number | string>;
+  text: string;
+  model: Partial<GbdtParams>;
+  prior: number;
+}
+
+const PRIOR: Record<Family, number> = {
+  text_features: 0.8,
+  target_encode: 0.6,
+  capacity: 0.55,
+  group_stats: 0.5,
+  ratio: 0.45,
+  frequency_encode: 0.4,
+  product: 0.35,
+  rare_group: 0.3,
+  missing_indicator: 0.25,
+  binning: 0.15,
+  drop_column: 0.1,
+  log: 0.05,
+  llm: 0,
+};
+
+const q = (s: string) => JSON.stringify(s);
+
+/** What the library's step modules are written for in run `s` (the same for every node of the run). */
+export function codeContext(s: TreeState): CodeContext {
+  return {
+    toolkit: s.config.toolkit,
+    target: s.dataset.target,
+    classes: s.dataset.task === "regression" ? [] : s.dataset.classes,
+    seed: s.config.seed,
+  };
+}
+
+/**
+ * Whether `h`'s step module is exactly what the library writes for it: Arrow's own code, which the harness
+ * may run beside the encoders instead of in a fresh worker per fit (the isolation untrusted code needs).
+ * Decided by writing the module again from the hypothesis' family, columns and parameters, never by a flag.
+ */
+export function libraryWrote(s: TreeState, h: Hypothesis): boolean {
+  if (!h.step || h.source !== "library") return false;
+  return moduleSource(h.family, h.columns, h.params, h.text, codeContext(s)) === h.step.source;
+}
+
+export function keyOf(family: Family, columns: string[], params: Record<string, number | string>): string {
+  const p = Object.keys(params).sort().map((k) => `${k}=${params[k]}`).join(",");
+  return `${family}:${columns.join("+")}${p ? `:${p}` : ""}`;
+}
+
+function capacityIdeas(parent: TreeNode): Idea[] {
+  const m: GbdtParams = { ...DEFAULT_GBDT, ...parent.artifact.model };
+  const out: Idea[] = [];
+  const add = (
+    param: keyof GbdtParams,
+    value: number,
+    also: Partial<GbdtParams> = {},
+    prior = PRIOR.capacity,
+  ) => {
+    out.push({
+      family: "capacity",
+      columns: [],
+      params: { [param]: value, ...also } as Record<string, number>,
+      text: `Set the model's ${param} to ${value} (was ${m[param]})${
+        Object.keys(also).length
+          ? ` with ${Object.entries(also).map(([k, v]) => `${k} ${v}`).join(", ")}`
+          : ""
+      }.`,
+      model: { [param]: value, ...also },
+      prior,
+    });
+  };
+  if (m.maxDepth < 8) add("maxDepth", m.maxDepth + 1);
+  if (m.maxDepth > 1) add("maxDepth", m.maxDepth - 1, {}, PRIOR.capacity - 0.05);
+  if (m.stages <= 200 && m.learningRate > 0.01) {
+    add("learningRate", Number((m.learningRate / 2).toPrecision(3)), { stages: m.stages * 2 });
+  }
+  if (m.minSamplesLeaf < 64) {
+    add("minSamplesLeaf", m.minSamplesLeaf === 1 ? 8 : m.minSamplesLeaf * 2, {}, PRIOR.capacity - 0.05);
+  }
+  if (m.subsample === 1) add("subsample", 0.8, {}, PRIOR.capacity - 0.1);
+  if (m.stages <= 200) add("stages", m.stages * 2, {}, PRIOR.capacity - 0.1);
+  return out;
+}
+
+/** Whole configurations drawn per parent (several knobs at once: one knob at a time from an untuned start
+ * climbs slowly, since the knobs interact — a lower learning rate needs more stages, a deeper tree a larger
+ * leaf or more L2). */
+export const CONFIG_DRAWS = 4;
+
+/**
+ * `CONFIG_DRAWS` whole GBDT configurations for children of `parent`, drawn (seeded by the run's seed and the
+ * parent, so re-ideating a parent proposes the same ones) from a distribution around what usually works on
+ * small tabular data: learning rate log-uniform in [0.02, 0.2] with stages ≈ 12 / rate (60–400, so the
+ * shrinkage is matched by boosting length), depth 2–6, minimum leaf 1–40, L2 log-uniform in [0.1, 10],
+ * subsample 0.6–1, bins 32–255.
+ */
+export function configIdeas(parent: TreeNode, runSeed: number): Idea[] {
+  const rng = mulberry32(subSeed(runSeed, `config:${parent.id}`));
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)]!;
+  const logUniform = (lo: number, hi: number) =>
+    Math.exp(Math.log(lo) + rng() * (Math.log(hi) - Math.log(lo)));
+  const was: GbdtParams = { ...DEFAULT_GBDT, ...parent.artifact.model };
+  return Array.from({ length: CONFIG_DRAWS }, (_, i): Idea => {
+    const learningRate = Number(logUniform(0.02, 0.2).toPrecision(2));
+    const model: Partial<GbdtParams> = {
+      learningRate,
+      stages: Math.min(400, Math.max(60, Math.round(12 / learningRate / 10) * 10)),
+      maxDepth: pick([2, 3, 4, 5, 6]),
+      minSamplesLeaf: pick([1, 5, 10, 20, 40]),
+      l2: Number(logUniform(0.1, 10).toPrecision(2)),
+      subsample: pick([0.6, 0.7, 0.8, 0.9, 1]),
+      maxBins: pick([32, 64, 128, 255]),
+    };
+    const changed = (Object.keys(model) as (keyof GbdtParams)[]).filter((k) => model[k] !== was[k]);
+    return {
+      family: "capacity",
+      columns: [],
+      params: { config: i, ...model } as Record<string, number>,
+      text: `Retune the model as a whole: ${
+        changed.map((k) => `${k} ${model[k]} (was ${was[k]})`).join(", ")
+      }.`,
+      model,
+      prior: PRIOR.capacity + 0.1,
+    };
+  });
+}
+
+/** Every hypothesis the columns admit (capacity relative to `parent`'s settings; whole configurations
+ * drawn with `runSeed`). */
+export function allIdeas(columns: ColumnInfo[], parent: TreeNode, runSeed = 0): Idea[] {
+  const ideas: Idea[] = [];
+  const idea = (
+    family: Family,
+    cols: string[],
+    text: string,
+    params: Record<string, number | string> = {},
+    bonus = 0,
+  ) => ideas.push({ family, columns: cols, params, text, model: {}, prior: PRIOR[family] + bonus });
+  const numeric = columns.filter((c) => c.kind === "numeric" && c.distinct > 5);
+  const cats = columns.filter((c) => c.kind === "categorical");
+  for (const c of columns) {
+    if (c.missing > 0 && c.kind !== "text") {
+      idea("missing_indicator", [c.name], `Flag the rows where ${q(c.name)} is missing.`);
+    }
+  }
+  for (const c of numeric) {
+    if (c.min !== null && c.min >= 0 && c.distinct > 10) {
+      idea("log", [c.name], `Add log1p(${q(c.name)}) to spread its skewed range.`);
+    }
+    if (c.distinct > 10) {
+      idea("binning", [c.name], `Bin ${q(c.name)} into 5 quantile bins fit on training rows.`, { bins: 5 });
+    }
+  }
+  const pairs = numeric.slice(0, 8);
+  for (let i = 0; i < pairs.length; i++) {
+    for (let j = i + 1; j < pairs.length; j++) {
+      const a = pairs[i]!.name, b = pairs[j]!.name;
+      idea("ratio", [a, b], `Add the ratio ${q(a)} / ${q(b)}.`);
+      idea("product", [a, b], `Add the product ${q(a)} × ${q(b)}.`);
+    }
+  }
+  for (const c of cats) {
+    if (c.rare > 0 && c.distinct > 2) {
+      idea("rare_group", [c.name], `Pool the rare levels of ${q(c.name)} into one.`);
+    }
+    if (c.distinct >= 3) {
+      const many = c.distinct > 10 ? 0.1 : 0;
+      idea("frequency_encode", [c.name], `Encode ${q(c.name)} by how often each level occurs.`, {}, many);
+      idea("target_encode", [c.name], `Encode ${q(c.name)} by its out-of-fold target mean.`, {}, many);
+    }
+  }
+  for (const c of columns) {
+    if (c.kind === "text" || (c.kind === "categorical" && c.nameLike)) {
+      idea("text_features", [c.name], `Pull a title or maker out of the text ${q(c.name)}.`, {
+        part: "title",
+      });
+      idea(
+        "text_features",
+        [c.name],
+        `Add the length and word count of ${q(c.name)}.`,
+        { part: "length" },
+        -0.3,
+      );
+    }
+  }
+  const groups = cats.filter((c) => c.distinct >= 2 && c.distinct <= 50).slice(0, 4);
+  for (const n of numeric.slice(0, 6)) {
+    for (const g of groups) {
+      idea("group_stats", [n.name, g.name], `Compare ${q(n.name)} with its mean within ${q(g.name)}.`);
+    }
+  }
+  for (const c of columns) idea("drop_column", [c.name], `Drop ${q(c.name)}.`);
+  return [...ideas, ...capacityIdeas(parent), ...configIdeas(parent, runSeed)];
+}
+
+function pathOf(s: TreeState, parent: TreeNode): TreeNode[] {
+  const out: TreeNode[] = [];
+  for (let at: TreeNode | undefined = parent; at; at = at.parent ? s.nodes[at.parent] : undefined) {
+    out.push(at);
+  }
+  return out;
+}
+
+function similar(a: Idea, cols: string[], info: Map<string, ColumnInfo>): boolean {
+  if (a.columns.some((c) => cols.includes(c))) return true;
+  const kinds = new Set(cols.map((c) => info.get(c)?.kind));
+  return a.columns.some((c) => kinds.has(info.get(c)?.kind));
+}
+
+/** What was measured off this branch: children of nodes that are not the parent or its ancestors. */
+function offBranch(s: TreeState, parent: TreeNode): { key: string; family: Family; outcome: string }[] {
+  const branch = new Set(pathOf(s, parent).map((n) => n.id));
+  return s.order.flatMap((id) => {
+    const n = s.nodes[id]!;
+    if (!n.insight || !n.hypothesis || n.parent === null || branch.has(n.parent)) return [];
+    return [{ key: n.hypothesis.key, family: n.insight.family, outcome: n.insight.outcome }];
+  });
+}
+
+/**
+ * Scores of the candidates under what the tree learned; −Infinity means "do not propose". The branch's own
+ * insights weigh most (a family that hurt twice here is dropped, one that helped is extended to similar
+ * columns). What other branches measured counts too, since a feature step's effect mostly carries over from
+ * one artifact to the next: a hypothesis that helped elsewhere is worth trying here, one that did not is
+ * worth less than one never measured (it would mostly repeat an experiment), and a family that keeps showing
+ * nothing anywhere gives way to families not yet tried.
+ */
+function withInsights(
+  s: TreeState,
+  parent: TreeNode,
+  ideas: (Idea & { key: string })[],
+  onPath: Set<string>,
+) {
+  const learned = branchInsights(s.nodes, parent.id);
+  const elsewhere = offBranch(s, parent);
+  const info = new Map(s.dataset.columns.map((c) => [c.name, c]));
+  const count = (f: Family, o: string) =>
+    learned.filter((l) => l.insight.family === f && l.insight.outcome === o).length;
+  return ideas.map((i) => {
+    let score = i.prior;
+    const tried = learned.filter((l) => l.key === i.key);
+    if (tried.some((l) => l.insight.outcome !== "helped")) return { ...i, score: -Infinity };
+    if (count(i.family, "hurt") >= 2 || count(i.family, "failed") >= 2) return { ...i, score: -Infinity };
+    if (tried.some((l) => l.insight.outcome === "helped") && !onPath.has(i.key)) score += 0.6;
+    const helped = learned.filter((l) => l.insight.family === i.family && l.insight.outcome === "helped");
+    if (helped.length) score += 0.3 + (helped.some((l) => similar(i, l.insight.columns, info)) ? 0.2 : 0);
+    if (count(i.family, "neutral") >= 2) score -= 0.3;
+    const there = elsewhere.filter((l) => l.key === i.key);
+    if (there.some((l) => l.outcome === "helped")) score += 0.3;
+    else if (there.length) score -= 0.3;
+    const nothing = elsewhere.filter((l) => l.family === i.family && l.outcome !== "helped").length;
+    score -= Math.min(0.3, 0.1 * nothing);
+    return { ...i, score };
+  });
+}
+
+/** Up to `n` new hypotheses for children of `parentId` (fewer, or none, when the space is used up). */
+export function libraryIdeas(s: TreeState, parentId: string, n: number, seed: number): Hypothesis[] {
+  const parent = s.nodes[parentId];
+  if (!parent) return [];
+  const path = pathOf(s, parent);
+  const onPath = new Set(path.flatMap((p) => (p.hypothesis ? [p.hypothesis.key] : [])));
+  const triedHere = new Set(parent.children.flatMap((c) => s.nodes[c]?.hypothesis?.key ?? []));
+  const dropped = new Set(
+    path.flatMap((p) => (p.hypothesis?.family === "drop_column" ? p.hypothesis.columns : [])),
+  );
+  const ideas = allIdeas(s.dataset.columns.filter((c) => c.name !== s.dataset.target), parent, s.config.seed)
+    .map((i) => ({ ...i, key: keyOf(i.family, i.columns, i.params) }))
+    .filter((i) => !onPath.has(i.key) && !triedHere.has(i.key) && !i.columns.some((c) => dropped.has(c)));
+  const jitter = (key: string) => draw(seed, key);
+  let ranked: (Idea & { key: string })[];
+  if (s.config.search === "random") {
+    ranked = ideas.map((i) => ({ i, r: jitter(i.key) })).sort((a, b) => a.r - b.r).map((x) => x.i);
+  } else {
+    const scored = s.config.insights
+      ? withInsights(s, parent, ideas, onPath)
+      : ideas.map((i) => ({ ...i, score: i.prior }));
+    ranked = scored.filter((i) => i.score > -Infinity)
+      .map((i) => ({ i, r: i.score + 0.01 * jitter(i.key) }))
+      .sort((a, b) => b.r - a.r || (a.i.key < b.i.key ? -1 : 1))
+      .map((x) => x.i);
+    // Distinct families first, so one cycle's executors test different ideas.
+    const first: typeof ranked = [], rest: typeof ranked = [];
+    const fams = new Set<Family>();
+    for (const i of ranked) (fams.has(i.family) ? rest : (fams.add(i.family), first)).push(i);
+    ranked = [...first, ...rest];
+  }
+  const ctx = codeContext(s);
+  return ranked.slice(0, n).map((i): Hypothesis => {
+    const source = moduleSource(i.family, i.columns, i.params, i.text, ctx);
+    const path = `steps/${String(parent.depth + 1).padStart(3, "0")}_${i.family}.ts`;
+    return {
+      key: i.key,
+      family: i.family,
+      columns: i.columns,
+      params: i.params,
+      text: i.text,
+      step: source === null ? null : { path, source },
+      model: i.model,
+      source: "library",
+      tokens: 0,
+    };
+  });
+}

@@ -1,0 +1,193 @@
+/**
+ * The LLM ideator: asks an OpenAI-compatible model (src/llm) for one hypothesis at a time — a sentence and a
+ * complete step module — given the data's description (dev rows only), what the parent's artifact already
+ * does, what the branch has learned (insights), and what was already tried under the parent. The reply is
+ * untrusted: parsed bounded, its module capped in size, its one permitted import (`"tabular"`) rewritten
+ * to the toolkit's path; anything else it imports is the sandbox's business. A reply that cannot be used
+ * becomes a failed-informative node saying why; code that fails or hangs fails in its executor like any.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import type { Chat } from "../../llm/client.ts";
+import { LlmError } from "../../llm/errors.ts";
+import type { ChatMessage } from "../../llm/types.ts";
+import { parseBounded } from "../../runtime/bounded_json.ts";
+import { branchInsights } from "./insight.ts";
+import type { Ideator } from "../loop.ts";
+import type { Family, Hypothesis, TreeNode, TreeState } from "../types.ts";
+
+export const MAX_MODULE = 32 * 1024;
+const MAX_REPLY = 256 * 1024;
+const FAMILIES: readonly Family[] = [
+  "missing_indicator",
+  "log",
+  "ratio",
+  "product",
+  "binning",
+  "rare_group",
+  "frequency_encode",
+  "target_encode",
+  "text_features",
+  "group_stats",
+  "drop_column",
+];
+
+export const SYSTEM_PROMPT = [
+  "You are the ideator of Arrow's tree mode: you propose ONE feature-engineering hypothesis for a fixed",
+  "gradient-boosted tree model on a tabular dataset, as a TypeScript step module. Reply with one JSON object",
+  '(optionally in a ```json fence): {"hypothesis": "<one sentence>", "family": "<one of ' +
+  FAMILIES.join(", ") +
+  ', or llm>", "columns": ["<input columns used>"], "module": "<the complete TypeScript source>"}.',
+  'The module must import nothing but types or helpers from the specifier "tabular", e.g.',
+  'import type { FeatureTransform, Row } from "tabular"; and end with `export default step;` where',
+  "step: FeatureTransform<S> = { fit(trainRows) { return state; }, transform(state, rows) { return rows.map(...) } }.",
+  "Rows are objects of column name → number | string | boolean | null (null = missing). fit sees training",
+  "rows WITH the target column; transform sees rows WITHOUT it and must return one row per input, in order.",
+  "Learn everything (means, edges, counts) in fit from the training rows only. No file, network or clock access:",
+  "the module runs in a sandbox that allows none.",
+].join("\n");
+
+export interface LlmIdeatorOptions {
+  model: string;
+  temperature?: number;
+  maxTokens?: number;
+  /** Receives each call's prompt and reply (bounded) for the run's log. */
+  log?: (
+    record: { parent: string; prompt: string; reply: string; tokens: number; problem: string | null },
+  ) => void;
+}
+
+function pathOf(s: TreeState, n: TreeNode): TreeNode[] {
+  const out: TreeNode[] = [];
+  for (let at: TreeNode | undefined = n; at; at = at.parent ? s.nodes[at.parent] : undefined) out.unshift(at);
+  return out;
+}
+
+/** The user message: the data, the parent's artifact, the branch's lessons, and what not to repeat. */
+export function userPrompt(s: TreeState, parent: string, extra: string[]): string {
+  const d = s.dataset;
+  const p = s.nodes[parent]!;
+  const cols = d.columns.filter((c) => c.name !== d.target).slice(0, 200).map((c) =>
+    `- ${JSON.stringify(c.name)}: ${c.kind}, ${c.distinct} distinct, ${c.missing} missing of ${d.dev}`
+  );
+  const done = pathOf(s, p).flatMap((n) => (n.hypothesis ? [`- ${n.hypothesis.text}`] : []));
+  const learned = s.config.insights
+    ? branchInsights(s.nodes, parent).slice(-20).map((l) => `- ${l.insight.sentence}`)
+    : [];
+  const tried = [...p.children.map((c) => s.nodes[c]!.hypothesis?.text ?? ""), ...extra].filter(Boolean);
+  return [
+    `Target ${JSON.stringify(d.target)} (${d.task}${
+      d.classes.length ? `: ${d.classes.slice(0, 20).join(", ")}` : ""
+    }); ` +
+    `metric ${s.config.metric} (${s.config.direction}); ${d.dev} dev rows in ${d.folds} folds.`,
+    "Columns:",
+    ...cols,
+    "The parent artifact already applies, in order:",
+    ...(done.length ? done : ["- nothing (the raw columns)"]),
+    ...(learned.length ? ["What this branch has learned:", ...learned] : []),
+    ...(tried.length ? ["Already tried here (propose something else):", ...tried.map((t) => `- ${t}`)] : []),
+    "Propose one new hypothesis that refines the parent.",
+  ].join("\n").slice(0, 24_000);
+}
+
+/** A usable hypothesis from a reply, or why the reply cannot be used. */
+export function parseReply(
+  s: TreeState,
+  parent: TreeNode,
+  reply: string,
+  tokens: number,
+): { ok: true; hypothesis: Hypothesis } | { ok: false; problem: string } {
+  const text = reply.slice(0, MAX_REPLY);
+  const start = text.indexOf("{"), end = text.lastIndexOf("}");
+  if (start < 0 || end <= start) return { ok: false, problem: "the reply held no JSON object" };
+  const r = parseBounded(text.slice(start, end + 1), { maxBytes: MAX_REPLY, maxDepth: 8 });
+  if (!r.ok) return { ok: false, problem: `the reply's JSON could not be read: ${r.error}` };
+  const o = r.value as Record<string, unknown>;
+  if (typeof o !== "object" || o === null) return { ok: false, problem: "the reply is not a JSON object" };
+  if (typeof o.hypothesis !== "string" || !o.hypothesis.trim()) {
+    return { ok: false, problem: "the reply has no hypothesis" };
+  }
+  if (typeof o.module !== "string" || !o.module.trim()) {
+    return { ok: false, problem: "the reply has no module" };
+  }
+  if (o.module.length > MAX_MODULE) {
+    return { ok: false, problem: `the module is over ${MAX_MODULE} characters` };
+  }
+  if (!/export\s+default\b/.test(o.module)) return { ok: false, problem: "the module has no default export" };
+  const family = FAMILIES.includes(o.family as Family) ? o.family as Family : "llm";
+  const names = new Set(s.dataset.columns.map((c) => c.name));
+  const columns = Array.isArray(o.columns)
+    ? [...new Set(o.columns.filter((c): c is string => typeof c === "string" && names.has(c)))].slice(0, 8)
+    : [];
+  const source = o.module.replace(
+    /(from\s*|import\s*\(\s*)(["'])tabular\2/g,
+    (_m, pre: string, q: string) => `${pre}${q}${s.config.toolkit}${q}`,
+  );
+  const key = `llm:${createHash("sha256").update(source).digest("hex").slice(0, 16)}`;
+  return {
+    ok: true,
+    hypothesis: {
+      key,
+      family,
+      columns,
+      params: {},
+      text: o.hypothesis.replace(/\s+/g, " ").trim().slice(0, 500),
+      step: { path: `steps/${String(parent.depth + 1).padStart(3, "0")}_llm.ts`, source },
+      model: {},
+      source: "llm",
+      tokens,
+    },
+  };
+}
+
+export class LlmIdeator implements Ideator {
+  constructor(readonly chat: Chat, readonly opts: LlmIdeatorOptions) {}
+
+  async ideas(
+    s: TreeState,
+    parent: string,
+    n: number,
+  ): Promise<{ hypotheses: Hypothesis[]; problems: string[]; tokens: number }> {
+    const p = s.nodes[parent];
+    if (!p) return { hypotheses: [], problems: [], tokens: 0 };
+    const hypotheses: Hypothesis[] = [];
+    const problems: string[] = [];
+    let total = 0;
+    for (let i = 0; i < n; i++) {
+      const prompt = userPrompt(s, parent, hypotheses.map((h) => h.text));
+      const messages: ChatMessage[] = [{ role: "system", content: SYSTEM_PROMPT }, {
+        role: "user",
+        content: prompt,
+      }];
+      let reply = "", tokens = 0, problem: string | null = null;
+      try {
+        const res = await this.chat.chat({
+          model: this.opts.model,
+          messages,
+          temperature: this.opts.temperature ?? 0,
+          max_tokens: this.opts.maxTokens ?? 4000,
+        });
+        reply = res.content;
+        tokens = res.usage?.total_tokens ?? 0;
+        const parsed = parseReply(s, p, reply, tokens);
+        if (parsed.ok) {
+          if (!hypotheses.some((h) => h.key === parsed.hypothesis.key)) hypotheses.push(parsed.hypothesis);
+        } else problem = parsed.problem;
+      } catch (e) {
+        if (!(e instanceof LlmError)) throw e;
+        problem = `the LLM call failed: ${e.message.slice(0, 300)}`;
+      }
+      total += tokens;
+      if (problem) problems.push(problem);
+      this.opts.log?.({
+        parent,
+        prompt: prompt.slice(0, 4000),
+        reply: reply.slice(0, 16_000),
+        tokens,
+        problem,
+      });
+    }
+    return { hypotheses, problems, tokens: total };
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * Which node the next cycle expands. The rule per search mode:
+ *
+ * - **tree** — UCB1 over dev gain: among nodes that are evaluated or admitted (not pruned, failed or
+ *   exhausted, above the depth limit), pick the largest `Q + c·√(ln N / n)`, where Q is the mean dev gain
+ *   over the starting artifact of the node's subtree, n the subtree's visits (evaluated and failed nodes),
+ *   N the visits of the whole tree, and c the standard deviation of the starting artifact's fold scores
+ *   (at least 0.001) — exploration is worth about one fold's noise. Ties go to the older node.
+ * - **greedy** — always the incumbent (the last admitted node); when it is exhausted, the best node on dev.
+ * - **random** — uniformly among every evaluated node (pruned ones too), from a seeded draw.
+ *
+ * Random draws are a pure function of the seed and the purpose (mulberry32 over `subSeed`), so the state
+ * needs no generator of its own.
+ *
+ * @module
+ */
+import { mulberry32, subSeed } from "../../tabular/prng.ts";
+import type { TreeNode, TreeNodeId, TreeState } from "../types.ts";
+
+export const signOf = (s: TreeState): 1 | -1 => (s.config.direction === "maximize" ? 1 : -1);
+
+/** Dev gain of a node over the root (positive = better), 0 without a dev score. */
+export function devGain(s: TreeState, n: TreeNode): number {
+  const root = s.nodes[s.order[0]!];
+  if (!n.dev || !root?.dev) return 0;
+  return signOf(s) * (n.dev.mean - root.dev.mean);
+}
+
+/** A seeded uniform draw in [0, 1) for `purpose`. */
+export function draw(seed: number, purpose: string): number {
+  return mulberry32(subSeed(seed, purpose))();
+}
+
+function expandable(s: TreeState, n: TreeNode, pruned: boolean): boolean {
+  const ok = n.status === "evaluated" || n.status === "admitted" || (pruned && n.status === "pruned");
+  return ok && !n.exhausted && n.depth < s.config.maxDepth;
+}
+
+export function ucb(s: TreeState, n: TreeNode): number {
+  const root = s.nodes[s.order[0]!]!;
+  const c = Math.max(root.dev?.std ?? 0, 0.001);
+  const total = Math.max(root.visits, 1);
+  const visits = Math.max(n.visits, 1);
+  return n.value / visits + c * Math.sqrt(Math.log(total) / visits);
+}
+
+/** The node to expand next, or null when nothing can be expanded. */
+export function chooseParent(s: TreeState): TreeNodeId | null {
+  const nodes = s.order.map((id) => s.nodes[id]!);
+  if (s.config.search === "random") {
+    const pool = nodes.filter((n) => expandable(s, n, true));
+    if (!pool.length) return null;
+    return pool[Math.floor(draw(s.config.seed, `select:${s.cycle}:${s.tick}`) * pool.length)]!.id;
+  }
+  const pool = nodes.filter((n) => expandable(s, n, false));
+  if (!pool.length) return null;
+  if (s.config.search === "greedy") {
+    const inc = s.incumbent ? s.nodes[s.incumbent] : undefined;
+    if (inc && pool.includes(inc)) return inc.id;
+    return pool.reduce((best, n) => (devGain(s, n) > devGain(s, best) ? n : best)).id;
+  }
+  let best = pool[0]!;
+  let bestScore = ucb(s, best);
+  for (const n of pool.slice(1)) {
+    const u = ucb(s, n);
+    if (u > bestScore) [best, bestScore] = [n, u];
+  }
+  return best.id;
+}
