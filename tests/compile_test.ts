@@ -10,8 +10,10 @@ import { ROOT } from "./helpers/cli.ts";
 
 const task = JSON.parse(Deno.readTextFileSync(`${ROOT}deno.json`)).tasks.compile as string;
 const dir = await Deno.makeTempDir();
+// The task's own compile command, with the output in a temporary directory.
+const compileArgs = task.split("&& deno ")[1]!.split(" ").map((a) => a === "dist/arrow" ? `${dir}/arrow` : a);
 const built = await new Deno.Command(Deno.execPath(), {
-  args: ["compile", "-A", "--no-prompt", "--output", `${dir}/arrow`, `${ROOT}src/cli/main.ts`],
+  args: compileArgs,
   cwd: ROOT,
   stdout: "piped",
   stderr: "piped",
@@ -29,7 +31,12 @@ if (noRuntime) {
 }
 
 Deno.test("the compile task builds dist/arrow from src/cli/main.ts", () => {
-  match(task, /deno compile -A --no-prompt --output dist\/arrow src\/cli\/main\.ts/);
+  match(task, /deno compile -A --no-prompt .*--output dist\/arrow src\/cli\/main\.ts/);
+  // The tree harness runs from the binary too: its job's worker and the per-fit workers are in it, and
+  // the workers' narrower permissions need the flag at compile time.
+  for (const flag of ["--unstable-worker-options", "harness/lane_worker.ts", "harness/fold_worker.ts"]) {
+    match(task, new RegExp(flag.replace(".", "\\.")));
+  }
 });
 
 Deno.test({
@@ -54,5 +61,19 @@ Deno.test({
   // The binary's workers have no Deno permission layer: under bubblewrap the write is blamed on N4,
   // without it the guard reverts it on N3's scope (see tests/self_exec_test.ts for both cases).
   deepEqual(result.incidents.map((i: { type: string }) => i.type), ["SCOPE_VIOLATION"]);
+  // Tree mode from the binary alone: its harness is `arrow __worker tree_harness`.
+  const t = await run(
+    "tree",
+    "--data",
+    `${ROOT}tests/fixtures/tree/small.csv`,
+    "--target",
+    "label",
+    "--cycles",
+    "1",
+    "--json",
+    "--runs-dir",
+    `${dir}/runs`,
+  );
+  equal(t.code, 0, t.stdout);
   await Deno.remove(dir, { recursive: true });
 });

@@ -153,3 +153,51 @@ Deno.test({
     await sandboxRun(bwrap);
   },
 });
+
+/**
+ * The same run with the harness started from arrow itself (`arrow __worker tree_harness`, as a compiled
+ * arrow does; ARROW_WORKER_MODE=self forces it from source): this file run as a script in a child whose
+ * environment asks for it, so the lane comes from the harness's own worker (harness/lane.ts), not from
+ * `deno run` flags — and the escapes are refused and named the same.
+ */
+async function selfExecuted(box: "bwrap" | "none") {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--no-prompt", "--quiet", new URL(import.meta.url).pathname, box],
+    env: { ARROW_WORKER_MODE: "self" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+  equal(out.code, 0, text);
+  ok(text.includes("self-executed harness: ok"), text);
+}
+
+Deno.test("executors whose harness runs from arrow itself (self-executing mode): the same behaviours", async () => {
+  await selfExecuted("none");
+});
+
+Deno.test({
+  name: "self-executing harness under bubblewrap: the same behaviours",
+  ignore: noBwrap,
+  fn: async () => {
+    await selfExecuted("bwrap");
+  },
+});
+
+if (import.meta.main) {
+  // The child of `selfExecuted`: the harness must really be started as `arrow __worker tree_harness`.
+  const sandbox = await import("../src/tree/execute/sandbox.ts");
+  const ctx = {
+    runDir: "/nonexistent/run",
+    runsDir: "/nonexistent",
+    dataDir: "/nonexistent/run/data",
+    taskFile: "/nonexistent/run/data/task.json",
+    devFile: "/nonexistent/run/data/dev.csv",
+    userCsv: CSV,
+    bwrap: null,
+  };
+  const cmd = sandbox.childCommand(ctx, "execute", "n1", "/nonexistent/run/nodes/n1", "/nonexistent/a.jsonl");
+  ok(cmd.args.includes("tree_harness") && cmd.sandbox === "self", cmd.args.join(" "));
+  await sandboxRun(Deno.args[0] === "bwrap" ? bwrap : null);
+  console.log("self-executed harness: ok");
+}

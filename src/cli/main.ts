@@ -38,6 +38,7 @@ const WORKERS: Record<string, () => Promise<{ main(args: string[]): Promise<numb
   "real/gbdt_train": () => import("../workers/real/gbdt_train.ts"),
   "real/ckpt_eval": () => import("../workers/real/ckpt_eval.ts"),
   agent_worker: () => import("../workers/agent_worker.ts"),
+  tree_harness: () => import("../tree/execute/harness/lane.ts"),
 };
 
 export async function main(argv: string[]): Promise<number> {

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { ACCEPT_MAX_LAPS } from "../thresholds.ts";
 import { normalize, stronglyConnected, topoOrder } from "./normalize.ts";
 import type { PlanEdge } from "./types.ts";
+import { mulberry32 } from "../tabular/prng.ts";
 
 const art = (from: string, to: string): PlanEdge => ({ from, to, kind: "artifact" });
 
@@ -59,19 +60,8 @@ Deno.test("stronglyConnected() finds components deterministically", () => {
 
 // ---- property tests -------------------------------------------------------------------------------
 
-function mulberry(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function randomGraph(seed: number): { nodes: string[]; edges: PlanEdge[] } {
-  const rand = mulberry(seed);
+  const rand = mulberry32(seed);
   const n = 1 + Math.floor(rand() * 14);
   const nodes = Array.from({ length: n }, (_, i) => `n${String.fromCharCode(97 + ((i * 7) % 26))}${i}`);
   const edges: PlanEdge[] = [];

@@ -6,41 +6,14 @@
  * @module
  */
 
-export interface InputRef {
-  /** Absolute path of the input node's scope (read-only for the agent). */
-  scope: string;
-  role: string;
-}
+import type { ComparabilityTuple, InputRef, LaneConfig } from "../graph/lane.ts";
+export type { ComparabilityTuple, InputRef } from "../graph/lane.ts";
 
-export interface ComparabilityTuple {
-  data_hash: string;
-  split_hash: string;
-  protocol_version: string;
-  seed: number;
-}
-
-export interface AgentConfig {
-  node: string;
-  role: string;
-  kind: "fast" | "long" | "reactive";
-  /** Absolute path of the node's scope: the commands' working directory and only writable place. */
-  scope: string;
-  /** Absolute path of the run's nodes/ directory. */
-  nodes: string;
-  /** Artifact ancestors, read-only. */
-  inputs: Record<string, InputRef>;
-  /** Stream sources, read-only. */
-  sources: Record<string, InputRef>;
-  protocol: { version: string; metric: string; direction: "maximize" | "minimize" };
+export interface AgentConfig extends LaneConfig {
   /** From the plan's `worker: {type: agent, prompt, model, max_steps}`. */
   args: { prompt: string; model?: string; max_steps?: number };
   /** Worker-side faults aimed at this attempt; the loop ignores them (commands see ARROW_FAULTS if set). */
   faults: { kind: string; node: string; [key: string]: unknown }[];
-  /** 1-based; a restart after `arrow resume` keeps the attempt, so the transcript is replayed. */
-  attempt: number;
-  lap: number;
-  /** Absolute path of the checkpoint to continue from, on a restart. */
-  resume: string | null;
   /** argv prefix: each command runs as [...sandbox, "bash", "-c", cmd] with the scope as cwd. */
   sandbox: string[];
   /** File to append one usage line per API call to (the engine sums it per node). */

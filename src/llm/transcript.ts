@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { ExecResult } from "./exec.ts";
 import { appendJsonl, readJsonl } from "./jsonl.ts";
 import type { Redactor } from "./redact.ts";
 import type { Usage } from "./types.ts";
@@ -40,7 +41,12 @@ export interface CallRecord {
   t: string;
 }
 
-export interface CommandRecord {
+/** One command the agent ran: what exec.ts measured of it (output clipped), and whether a restart cut it. */
+export interface CommandRecord extends
+  Pick<
+    ExecResult,
+    "stdout" | "stderr" | "stdout_bytes" | "stderr_bytes" | "timed_out" | "ms"
+  > {
   type: "command";
   call: string;
   node: string;
@@ -49,14 +55,8 @@ export interface CommandRecord {
   argv: string[];
   /** Null when the command was killed (timeout, stop) or interrupted by a restart. */
   exit: number | null;
-  stdout: string;
-  stderr: string;
-  stdout_bytes: number;
-  stderr_bytes: number;
-  timed_out: boolean;
   /** The worker was restarted while this command ran: it was not run again. */
   interrupted: boolean;
-  ms: number;
   t: string;
 }
 

@@ -122,7 +122,11 @@ export function auditRows(
     if (typeof value !== "string") continue;
     let e: Escape | null = null;
     if (perm === "read" || perm === "write") {
-      const abs = resolvePath(cmd.cwd, value);
+      // A module a worker loads is checked as a file: URL.
+      const abs = resolvePath(
+        cmd.cwd,
+        value.startsWith("file://") ? decodeURIComponent(new URL(value).pathname) : value,
+      );
       const allowed = perm === "read" ? cmd.read : cmd.write;
       if (!allowed.some((a) => inside(abs, a))) e = { path: abs, op: perm, stopped_by: stoppedBy };
     } else if (perm === "net") e = { path: value, op: "net", stopped_by: stoppedBy };

@@ -13,7 +13,8 @@
  */
 import { dirname } from "node:path";
 import { bwrapLayout } from "../../runtime/sandbox/bwrap.ts";
-import { denoDir } from "../../runtime/backend/launch.ts";
+import { denoDir, isCompiled, selfExec } from "../../runtime/backend/launch.ts";
+import { type HarnessLane, LANE_ENV } from "./harness/lane.ts";
 
 export const TOOLKIT_DIR = new URL("../../tabular/", import.meta.url).pathname.replace(/\/$/, "");
 export const HARNESS_DIR = new URL("./harness/", import.meta.url).pathname.replace(/\/$/, "");
@@ -44,7 +45,11 @@ export interface ChildCommand {
   progress: string | null;
   read: string[];
   write: string[];
-  sandbox: "bwrap+deno" | "deno";
+  /**
+   * The layers around the harness: bubblewrap and/or Deno's permissions — from its flags, or (`self`, the
+   * harness run from the arrow binary itself) from the worker its job runs in (harness/lane.ts).
+   */
+  sandbox: "bwrap+deno" | "deno" | "bwrap+self" | "self";
 }
 
 /** `--unstable-worker-options`: the harness gives each fold's worker permissions narrower than its own. */
@@ -58,6 +63,37 @@ const DENO_FLAGS = [
   "--quiet",
   "--unstable-worker-options",
 ];
+const REPO = new URL("../../../", import.meta.url).pathname.replace(/\/$/, "");
+/** From source, a self-executing harness is arrow's own entry point run with the project's config. */
+const SELF_FROM_SOURCE = [
+  "run",
+  "-A",
+  "--no-prompt",
+  "--quiet",
+  "--unstable-worker-options",
+  "--config",
+  `${REPO}/deno.json`,
+  `${REPO}/src/cli/main.ts`,
+];
+/** What a from-source self-executing harness must read beyond the toolkit and itself: arrow's source. */
+const selfReads = (): string[] =>
+  selfExec() && !isCompiled() ? [`${REPO}/src`, `${REPO}/deno.json`, `${REPO}/deno.lock`] : [];
+
+/** A self-executing harness is handed its lane to confine its job to (harness/lane.ts). */
+const laneEnv = (self: boolean, lane: HarnessLane): Record<string, string> =>
+  self ? { [LANE_ENV]: JSON.stringify(lane) } : {};
+
+/**
+ * The harness's argv after the program: `deno run <lane flags> harness.ts …`, or — in a compiled arrow, or
+ * from source with ARROW_WORKER_MODE=self — `arrow __worker tree_harness …` (the lane is then the
+ * bubblewrap layout where there is one; the per-fit workers keep their own narrow permissions either way).
+ */
+function harnessArgv(grants: string[], rest: string[]): { args: string[]; self: boolean } {
+  if (isCompiled()) return { args: ["__worker", "tree_harness", ...rest], self: true };
+  if (selfExec()) return { args: [...SELF_FROM_SOURCE, "__worker", "tree_harness", ...rest], self: true };
+  return { args: [...DENO_FLAGS, ...grants, HARNESS, ...rest], self: false };
+}
+
 const SYSTEM = new Set([
   "/",
   "/usr",
@@ -95,7 +131,7 @@ export function treeBwrapArgs(
     runDir: ctx.runDir,
     runsDir: ctx.runsDir,
     scope,
-    readable: [TOOLKIT_DIR, HARNESS_DIR, ctx.dataDir, ...extra],
+    readable: [TOOLKIT_DIR, HARNESS_DIR, ctx.dataDir, ...extra, ...selfReads()],
     writable: [dirname(audit)],
     shadowRoot: `${ctx.runDir}/.arrow/shadow/tree`,
     scopes: [],
@@ -138,44 +174,26 @@ export function childCommand(
   // artifact's code never runs with this permission (its workers may write nothing).
   const progress = mode === "execute" ? null : audit.replace(/(\.jsonl)?$/, ".progress.jsonl");
   const write = mode === "execute" ? [scope] : [progress!];
-  const deno = [
-    ...DENO_FLAGS,
+  const grants = [
     `--allow-read=${read.join(",")}`,
     `--allow-write=${write.join(",")}`,
     ...(progress ? ["--allow-env=ARROW_PROGRESS"] : []),
-    HARNESS,
-    mode,
-    ctx.taskFile,
-    ctx.devFile,
-    scope,
-    node,
-    ...(features ? [features] : []),
   ];
-  const env = childEnv(audit, progress ? { ARROW_PROGRESS: progress } : {});
-  if (!ctx.bwrap) {
-    return {
-      cmd: Deno.execPath(),
-      args: deno,
-      env,
-      cwd: scope,
-      audit,
-      progress,
-      read,
-      write,
-      sandbox: "deno",
-    };
-  }
+  const rest = [mode, ctx.taskFile, ctx.devFile, scope, node, ...(features ? [features] : [])];
+  const h = harnessArgv(grants, rest);
+  const lane = { read, write, env: progress ? ["ARROW_PROGRESS"] : [] };
+  const env = childEnv(audit, {
+    ...(progress ? { ARROW_PROGRESS: progress } : {}),
+    ...laneEnv(h.self, lane),
+  });
+  const base = { env, cwd: scope, audit, progress, read: [...read, ...selfReads()], write };
+  if (!ctx.bwrap) return { ...base, cmd: Deno.execPath(), args: h.args, sandbox: h.self ? "self" : "deno" };
   const box = treeBwrapArgs(ctx, scope, mode === "execute", extra, audit);
   return {
+    ...base,
     cmd: ctx.bwrap,
-    args: [...box, "--", Deno.execPath(), ...deno],
-    env,
-    cwd: scope,
-    audit,
-    progress,
-    read,
-    write,
-    sandbox: "bwrap+deno",
+    args: [...box, "--", Deno.execPath(), ...h.args],
+    sandbox: h.self ? "bwrap+self" : "bwrap+deno",
   };
 }
 
@@ -202,15 +220,15 @@ export function serverCommand(
   for (const d of [scope, ...extra]) Deno.mkdirSync(d, { recursive: true });
   const read = [ctx.dataDir, scope, ...extra, TOOLKIT_DIR, HARNESS_DIR];
   const write = role === "execute" ? [scope, progress] : [progress];
-  const deno = [
-    ...DENO_FLAGS,
-    `--allow-read=${read.join(",")}`,
-    `--allow-write=${write.join(",")}`,
-    HARNESS,
-    "serve",
-  ];
-  const base = { env: childEnv(audit), cwd: scope, audit, progress, read, write };
-  if (!ctx.bwrap) return { ...base, cmd: Deno.execPath(), args: deno, sandbox: "deno" };
+  const h = harnessArgv([`--allow-read=${read.join(",")}`, `--allow-write=${write.join(",")}`], ["serve"]);
+  const env = childEnv(audit, laneEnv(h.self, { read, write, env: [] }));
+  const base = { env, cwd: scope, audit, progress, read: [...read, ...selfReads()], write };
+  if (!ctx.bwrap) return { ...base, cmd: Deno.execPath(), args: h.args, sandbox: h.self ? "self" : "deno" };
   const box = treeBwrapArgs(ctx, scope, role === "execute", extra, audit);
-  return { ...base, cmd: ctx.bwrap, args: [...box, "--", Deno.execPath(), ...deno], sandbox: "bwrap+deno" };
+  return {
+    ...base,
+    cmd: ctx.bwrap,
+    args: [...box, "--", Deno.execPath(), ...h.args],
+    sandbox: h.self ? "bwrap+self" : "bwrap+deno",
+  };
 }

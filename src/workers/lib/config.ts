@@ -4,12 +4,10 @@
  *
  * @module
  */
+import type { ComparabilityTuple, InputRef, LaneConfig } from "../../graph/lane.ts";
 import { stdinLines, type StreamEvent } from "./stdin.ts";
 
-export interface InputRef {
-  scope: string;
-  role: string;
-}
+export type { InputRef } from "../../graph/lane.ts";
 
 export interface Fault {
   kind: string;
@@ -19,26 +17,10 @@ export interface Fault {
   [key: string]: unknown;
 }
 
-export interface WorkerConfig {
-  node: string;
-  role: string;
-  kind: "fast" | "long" | "reactive";
-  /** Absolute path of the node's scope. */
-  scope: string;
-  /** Absolute path of the run's nodes/ directory. */
-  nodes: string;
-  /** Artifact parents, every artifact ancestor (what the worker may read), and stream sources. */
-  inputs: Record<string, InputRef>;
+export interface WorkerConfig extends LaneConfig {
+  /** Every artifact ancestor (what the worker may read). */
   ancestors: Record<string, InputRef>;
-  sources: Record<string, InputRef>;
-  protocol: {
-    version: string;
-    metric: string;
-    direction: "maximize" | "minimize";
-    target?: number;
-    seed?: number;
-    evaluate?: string[];
-  };
+  protocol: LaneConfig["protocol"] & { target?: number; seed?: number; evaluate?: string[] };
   mock: {
     ticks?: number;
     tokens?: number;
@@ -47,17 +29,12 @@ export interface WorkerConfig {
   };
   args: Record<string, string | number | boolean>;
   faults: Fault[];
-  attempt: number;
-  /** Lap of the metered loop this attempt runs in (1 on the first). */
-  lap: number;
-  /** Absolute path of the checkpoint to resume from. */
-  resume: string | null;
   /** Ticks already served in this attempt before a crash: fast-forward through them without writing. */
   catchup: number;
   /** Stream events delivered in this attempt before a crash (reactive fast-forward). */
   delivered: StreamEvent[];
   /** The frozen comparability tuple when the attempt started, if any. */
-  frozen: { data_hash: string; split_hash: string; protocol_version: string; seed: number } | null;
+  frozen: ComparabilityTuple | null;
   /** File to append one JSON line to when a fault fires (`{"kind", "index"}`). */
   faultLog: string;
 }

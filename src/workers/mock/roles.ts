@@ -10,6 +10,7 @@ import { fired } from "../lib/fired.ts";
 import { readJson, type ScopeWriter, sha256 } from "../lib/files.ts";
 import { ACCEPT_EPS, improves } from "../../thresholds.ts";
 import type { StreamEvent, TickMsg, TickResult } from "../lib/protocol.ts";
+import { mulberry32 } from "../../tabular/prng.ts";
 
 type Manifest = Record<string, unknown>;
 const TUPLE = ["data_hash", "split_hash", "protocol_version", "seed"] as const;
@@ -35,18 +36,6 @@ export async function manifestBase(cfg: WorkerConfig, ticks: number, dry = false
     code_sha: (await sha256(`mock:${cfg.role}:${JSON.stringify(cfg.mock)}`)).slice(0, 12),
     wall_s: ticks,
     ...overrides,
-  };
-}
-
-/** A deterministic pseudo-random stream (mulberry32). */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
 
@@ -76,7 +65,7 @@ async function produce(cfg: WorkerConfig, out: ScopeWriter, ticks: number): Prom
     }
     case "data": {
       const seed = Number(base.seed ?? 7);
-      const rand = prng(seed);
+      const rand = mulberry32(seed);
       const rows = ["x1,x2,x3,x4,x5,x6,x7,y"];
       for (let i = 0; i < 400; i++) {
         const x = Array.from({ length: 7 }, () => Math.round((rand() * 2 - 1) * 1e4) / 1e4);

@@ -420,12 +420,20 @@ async function serve(): Promise<void> {
   }
 }
 
-if (Deno.args[0] === "serve") {
-  await serve();
-  Deno.exit(0);
+/**
+ * The harness's entry: `serve`, or one job. Run as a script (`deno run … harness.ts <mode> …`) or from the
+ * arrow binary itself (`arrow __worker tree_harness <mode> …`, the self-executing mode of a compiled arrow).
+ */
+export async function main(args: string[]): Promise<number> {
+  if (args[0] === "serve") {
+    await serve();
+    return 0;
+  }
+  const oneNonce = args[0] === "execute" ? null : readNonce();
+  // A standby whose line never came (its executor failed): nothing to do.
+  if (oneNonce === "") return 0;
+  const progressEnv = args[0] === "execute" ? null : Deno.env.get("ARROW_PROGRESS") ?? null;
+  return await runJob(args, oneNonce, progressEnv);
 }
-const oneNonce = Deno.args[0] === "execute" ? null : readNonce();
-// A standby whose line never came (its executor failed): nothing to do.
-if (oneNonce === "") Deno.exit(0);
-const progressEnv = Deno.args[0] === "execute" ? null : Deno.env.get("ARROW_PROGRESS") ?? null;
-Deno.exit(await runJob(Deno.args, oneNonce, progressEnv));
+
+if (import.meta.main) Deno.exit(await main(Deno.args));
