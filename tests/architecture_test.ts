@@ -23,6 +23,18 @@ Deno.test("only the supervisor constructs status and incident events", () => {
   deepEqual(makers, ["src/overwatch/supervisor.ts"]);
 });
 
+Deno.test("one incident constructor for both modes: overwatch/incident.ts builds every incident record", () => {
+  // An incident record is an object with its rung and its evidence side by side; only incidentOf writes one,
+  // so tree mode's incidents have the graph path's shape by construction.
+  const builders = SRC.filter((p) =>
+    /\bladder\b[,:][^;{}]*\bevidence\b[,:][^;{}]*\blaps\b[,:]/s.test(text(p))
+  );
+  deepEqual(builders, ["src/overwatch/incident.ts"]);
+  for (const p of ["src/overwatch/supervisor.ts", "src/tree/overwatch.ts"]) {
+    equal(/incidentOf\(/.test(text(p)), true, `${p} raises incidents through incidentOf`);
+  }
+});
+
 Deno.test("only the reducer assigns a node's status, and only from a status event", () => {
   const nodeStatus = String
     .raw`(nodes\[[^\]]*\]!?|ns|node|n)\.status\s*=[^=]|status:\s*"(running|verified|blocked)"`;

@@ -21,13 +21,14 @@ import type {
   SupersededEvidence,
   SurgeryEvidence,
 } from "../model/evidence.ts";
-import type { Incident, IncidentOf, Ladder, Manifest, Status, Tuple } from "../model/state.ts";
+import type { Ladder, Manifest, Status, Tuple } from "../model/state.ts";
 import { EMPTY_FP, TERMINAL } from "../model/state.ts";
 import { downstream, lapBudget, nodeOf, parents } from "../model/topology.ts";
 import type { Tx } from "../model/tx.ts";
 import { ACCEPT_EPS, ACCEPT_MAX_LAPS, HUNG_MAX_RESTARTS, improves } from "../thresholds.ts";
 import { bestCheckpoint } from "./detectors.ts";
 import { RUNG } from "./ladder.ts";
+import { incidentOf } from "./incident.ts";
 import { judge } from "./verdict.ts";
 
 function setStatus(tx: Tx, id: NodeId, to: Status, cause: IncidentType | null): void {
@@ -46,16 +47,15 @@ function raise<T extends IncidentType>(
   laps?: number,
 ): void {
   const ns = tx.state.nodes[node]!;
-  const incident: IncidentOf<T> = {
-    tick: tx.tick,
-    type,
-    node,
-    ladder,
-    evidence,
-    laps: laps ?? ns.lap,
-    tokens: ns.tokens,
-  };
-  tx.emit({ e: "incident", incident: incident as unknown as Incident });
+  tx.emit({
+    e: "incident",
+    incident: incidentOf(
+      { tick: tx.tick, node, laps: laps ?? ns.lap, tokens: ns.tokens },
+      type,
+      evidence,
+      ladder,
+    ),
+  });
 }
 
 /** Nodes downstream of `id` whose results are live (not yet fused): what a block withholds with it. */

@@ -14,6 +14,7 @@
  */
 import type { EscapeAttempt } from "../model/evidence.ts";
 import type { Incident, IncidentOf } from "../model/state.ts";
+import { incidentOf } from "../overwatch/incident.ts";
 import { RUNG } from "../overwatch/ladder.ts";
 import { ACCEPT_EPS, HUNG_MAX_RESTARTS, K_FREEZE } from "../thresholds.ts";
 import type { ExecResult, Hang, TreeNode } from "./types.ts";
@@ -38,7 +39,7 @@ function incident<T extends Incident["type"]>(
   evidence: IncidentOf<T>["evidence"],
   ladder = RUNG[type],
 ): Incident {
-  return { tick: ctx.tick, type, node: node.id, ladder, evidence, laps: 0, tokens: node.tokens } as Incident;
+  return incidentOf({ tick: ctx.tick, node: node.id, laps: 0, tokens: node.tokens }, type, evidence, ladder);
 }
 
 const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length);
