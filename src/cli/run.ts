@@ -4,6 +4,7 @@
  * @module
  */
 import { SLURM_POLL_MS, startRun } from "../engine/run.ts";
+import { connectCluster } from "./cluster.ts";
 import { prepare } from "../engine/prepare.ts";
 import type { Mode, RunState } from "../model/state.ts";
 import { canonicalPretty } from "../model/json.ts";
@@ -367,16 +368,7 @@ async function connectSlurm(
     }
     return null;
   }
-  const { connectChecked } = await import("../runtime/backend/slurm.ts");
-  const { SlurmError } = await import("../runtime/slurm/types.ts");
-  try {
-    return await connectChecked(plan.nodes.filter((n) => ids.has(n.id)), { pollMs: SLURM_POLL_MS });
-  } catch (e) {
-    if (!(e instanceof SlurmError)) throw e;
-    throw new InputError(`arrow run --runtime slurm: ${e.message}`, [
-      "the cluster is the one $SLURM_CONF names (or the Slurm tools' default); see WORKERS.md, Running on a cluster",
-    ]);
-  }
+  return await connectCluster("arrow run", plan.nodes.filter((n) => ids.has(n.id)), SLURM_POLL_MS);
 }
 
 /**

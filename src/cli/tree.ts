@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { SlurmClient, SlurmError } from "../runtime/slurm/mod.ts";
+import type { SlurmClient } from "../runtime/slurm/mod.ts";
+import { connectCluster } from "./cluster.ts";
 import { basename, resolve } from "node:path";
 import { connectLlm } from "../llm/connect.ts";
 import { LlmConfigError } from "../llm/errors.ts";
@@ -32,18 +33,6 @@ import { checkData } from "./data_checks.ts";
 import { addDataNotes } from "./tree_runs.ts";
 
 export { help } from "./tree_help.ts";
-
-/** The cluster's client for `--runtime slurm`, or a clear input error naming what is missing. */
-async function connectTreeSlurm(): Promise<SlurmClient> {
-  try {
-    return await SlurmClient.connect({ pollMs: 250 });
-  } catch (e) {
-    if (!(e instanceof SlurmError)) throw e;
-    throw new InputError(`arrow tree --runtime slurm: ${e.message}`, [
-      "the cluster is the one $SLURM_CONF names (or the Slurm tools' default); see WORKERS.md, Running on a cluster",
-    ]);
-  }
-}
 
 const FLAGS = {
   data: { type: "string" },
@@ -251,11 +240,14 @@ export async function main(argv: string[]): Promise<number> {
     for (const n of checked.notes) console.error(`note: ${n}`);
     for (const w of checked.warnings) console.error(`warning: ${w}`);
   }
+  // The cluster is asked before the run directory exists too: one that does not answer leaves nothing.
+  let slurm: SlurmClient | null = runtime === "slurm" ? await connectCluster("arrow tree", [], 250) : null;
   Deno.mkdirSync(runDir, { recursive: true });
   let lock;
   try {
     lock = acquireLock(runDir);
   } catch (e) {
+    await slurm?.close();
     if (e instanceof LockedError) throw new InputError(`arrow tree: ${e.message}`);
     throw e;
   }
@@ -284,10 +276,8 @@ export async function main(argv: string[]): Promise<number> {
     if (!json) { for (const line of describe(s, ev, incidents)) console.log(line); }
   };
   let out: TreeOutcome;
-  let slurm: SlurmClient | null = null;
   try {
     const llm = usesLlm ? await llmIdeator(values.model as string | undefined, runDir) : undefined;
-    slurm = runtime === "slurm" ? await connectTreeSlurm() : null;
     const common = { runsDir, bwrap, llm, signal: interrupt.signal, onStep, slurm };
     if (resume) {
       if (!json) console.log(`arrow tree --resume → ${printable(runDir)}`);
