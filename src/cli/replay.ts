@@ -22,8 +22,8 @@ export const help = `Usage: arrow replay <run-dir | run-id | latest> [options]
 
 Re-renders a run tick by tick from its replay.jsonl: status changes, incidents, spawned nodes, the verdict.
 It runs no worker and reads no other file, and ends in the same final state as state.json. A tree run
-(arrow tree) is re-rendered step by step from tree/replay.jsonl; it keeps no hash chain (its SQLite store,
-tree.db, is the authority), so --check proves its steps are the store's and fold to state.json.
+(arrow tree) is re-rendered step by step from tree/replay.jsonl, whose lines are hash-chained the same way;
+--check also proves its steps are its SQLite store's (tree.db, the authority) and fold to state.json.
 
 Options:
   --tick-ms <n>     Pause between ticks, to watch it unfold (default 0)

@@ -241,7 +241,7 @@ export async function main(argv: string[]): Promise<number> {
     for (const w of checked.warnings) console.error(`warning: ${w}`);
   }
   // The cluster is asked before the run directory exists too: one that does not answer leaves nothing.
-  let slurm: SlurmClient | null = runtime === "slurm" ? await connectCluster("arrow tree", [], 250) : null;
+  const slurm: SlurmClient | null = runtime === "slurm" ? await connectCluster("arrow tree", [], 250) : null;
   Deno.mkdirSync(runDir, { recursive: true });
   let lock;
   try {

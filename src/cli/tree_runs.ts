@@ -6,7 +6,10 @@
  * @module
  */
 import { canonical, canonicalPretty } from "../model/json.ts";
+import { chainProblem } from "../record/blackbox.ts";
+import { readHead } from "../record/chain.ts";
 import { mdInline } from "../record/md_escape.ts";
+import { parseReplay } from "../record/replay.ts";
 import { TREE_FILES } from "../tree/blackbox.ts";
 import { foldEvents, step } from "../tree/step.ts";
 import { TreeStore } from "../tree/store.ts";
@@ -116,8 +119,8 @@ function describe(s: TreeState, ev: TreeEvent): string | null {
 
 /**
  * Re-renders a tree run step by step from tree/replay.jsonl; with `check`, also proves that folding those
- * steps gives state.json byte for byte and that they are the store's events, in order. A tree run keeps no
- * hash chain (its store is the authority), so that is what there is to check. Returns the exit code.
+ * steps gives state.json byte for byte, that the lines' hash chain holds (the graph path's, record/chain.ts)
+ * and that they are the store's events, in order (the store is the authority). Returns the exit code.
  */
 export function treeReplay(runDir: string, o: { check: boolean; json: boolean }): number {
   const lines = readLines(runDir);
@@ -144,6 +147,12 @@ export function treeReplay(runDir: string, o: { check: boolean; json: boolean })
     console.error("arrow replay: the state rebuilt from tree/replay.jsonl differs from state.json");
     return 1;
   }
+  const chained = parseReplay(Deno.readTextFileSync(`${runDir}/${TREE_FILES.replay}`));
+  const tamper = chainProblem(chained, readHead(runDir));
+  if (tamper) {
+    console.error(`arrow replay: tree/replay.jsonl ${tamper}`);
+    return 1;
+  }
   const store = TreeStore.open(`${runDir}/${TREE_FILES.db}`);
   let events: TreeEvent[];
   try {
@@ -168,8 +177,8 @@ export function treeReplay(runDir: string, o: { check: boolean; json: boolean })
   }
   if (!o.json) {
     console.log(
-      "rebuilt state equals state.json byte for byte, and every step is the store's (tree.db) own; a tree run " +
-        "keeps no hash chain, its store is the authority",
+      "rebuilt state equals state.json byte for byte, the hash chain holds, and every step is the store's " +
+        "(tree.db) own",
     );
   }
   return 0;

@@ -9,7 +9,7 @@ import type { Event, ReplayLine } from "../model/events.ts";
 import { canonical, canonicalPretty } from "../model/json.ts";
 import type { Incident, RunState } from "../model/state.ts";
 import { appendDurable, LatestWriter, writeAtomic } from "../runtime/atomic.ts";
-import { GENESIS, lineHash, readHead, writeHead } from "./chain.ts";
+import { Chain, readHead, writeHead } from "./chain.ts";
 import { finalState, parseReplay } from "./replay.ts";
 import { renderReport } from "./report.ts";
 import { stateText } from "./state_text.ts";
@@ -46,9 +46,8 @@ export class BlackBox {
   readonly incidents: Incident[] = [];
   /** state.json: replaced atomically and fsynced, in the background so the loop does not wait. */
   readonly #state: LatestWriter;
-  /** The chain's head: hash of the last line written, and how many lines there are. */
-  #head = GENESIS;
-  #lines = 0;
+  /** The chain: hash of the last line written, and how many lines there are. */
+  readonly #chain = new Chain();
   #pending: RunState | null = null;
   #lastState = 0;
 
@@ -76,11 +75,9 @@ export class BlackBox {
   append(line: ReplayLine, state: RunState): void {
     // Written through to the OS every tick (a killed arrow loses nothing); not fsynced: a power cut can at
     // worst cost the last ticks, which a resume runs again.
-    const text = canonical({ ...line, prev: this.#head });
+    const text = this.#chain.link(line);
     appendDurable(`${this.runDir}/${FILES.replay}`, text + "\n", false);
-    this.#head = lineHash(text);
-    this.#lines++;
-    writeHead(this.runDir, { lines: this.#lines, head: this.#head });
+    writeHead(this.runDir, this.#chain.at);
     const incidents = line.events.filter((e): e is Extract<Event, { e: "incident" }> => e.e === "incident")
       .map((e) => e.incident);
     this.incidents.push(...incidents);
@@ -152,8 +149,7 @@ export class BlackBox {
       if (stateFile !== "ok") writeAtomic(`${this.runDir}/${FILES.state}`, rebuiltState);
     }
     this.incidents.splice(0, this.incidents.length, ...incidents);
-    this.#head = parsed.head;
-    this.#lines = parsed.lines.length;
+    this.#chain.resumeAt({ head: parsed.head, lines: parsed.lines.length });
     return { state, torn: parsed.torn, stateFile, incidentsRepaired };
   }
 

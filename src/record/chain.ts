@@ -7,6 +7,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
+import { canonical } from "../model/json.ts";
 import { readRegular } from "../runtime/safe_read.ts";
 
 /** Hash of one line's text (without its newline): the first 32 hex digits of its sha256. */
@@ -52,5 +53,32 @@ export function readHead(runDir: string): ChainHead | null {
     return Number.isSafeInteger(v.lines) && typeof v.head === "string" ? v : null;
   } catch {
     return null;
+  }
+}
+
+/**
+ * The writing side of a chain, for both modes' replay logs (the graph path's replay.jsonl, tree mode's
+ * tree/replay.jsonl): each record becomes its canonical line with `prev`, the hash of the line before.
+ */
+export class Chain {
+  head = GENESIS;
+  lines = 0;
+
+  /** The record's line (without its newline), linked to the one before it; the chain moves on. */
+  link(record: object): string {
+    const text = canonical({ ...record, prev: this.head });
+    this.head = lineHash(text);
+    this.lines++;
+    return text;
+  }
+
+  /** Where a reopened log stands: its line count and the hash of its last line. */
+  resumeAt(h: ChainHead): void {
+    this.head = h.head;
+    this.lines = h.lines;
+  }
+
+  get at(): ChainHead {
+    return { lines: this.lines, head: this.head };
   }
 }

@@ -2,7 +2,8 @@
  * The tree run's files people and the dashboard read, all projections of the SQLite store (rebuilt from it
  * on resume, so a crash between the store and a file loses nothing): `tree/replay.jsonl` (one canonical line
  * per step, `{tick, events: [event]}` — the shape the server's event feed follows; the last one carries the
- * `verdict` event), `incidents.jsonl` (the same Incident lines as the graph path), `state.json` (the tree,
+ * `verdict` event; each line carries `prev`, the hash of the line before it, in the graph path's own chain,
+ * its head in `.arrow/chain`), `incidents.jsonl` (the same Incident lines as the graph path), `state.json` (the tree,
  * canonical) and `report/report.md`. Wall-clock facts live in `run.json`, never here: the same run leaves
  * the same bytes.
  *
@@ -10,6 +11,7 @@
  */
 import { canonical, canonicalPretty } from "../model/json.ts";
 import type { Incident } from "../model/state.ts";
+import { Chain, GENESIS, writeHead } from "../record/chain.ts";
 import { appendDurable, writeAtomic } from "../runtime/atomic.ts";
 import { renderTreeReport } from "./report.ts";
 import type { TreeEvent, TreeState } from "./types.ts";
@@ -22,16 +24,19 @@ export const TREE_FILES = {
   db: "tree.db",
 } as const;
 
-export function replayLine(tick: number, event: TreeEvent): string {
-  return canonical({ tick, events: [event] }) + "\n";
-}
-
 export class TreeBlackBox {
   readonly #incidents: Incident[] = [];
+  /** The replay's hash chain, the graph path's own (record/chain.ts): its head in .arrow/chain. */
+  readonly #chain = new Chain();
 
   constructor(readonly runDir: string) {
     Deno.mkdirSync(`${runDir}/tree`, { recursive: true });
     Deno.mkdirSync(`${runDir}/report`, { recursive: true });
+    Deno.mkdirSync(`${runDir}/.arrow`, { recursive: true });
+  }
+
+  #line(tick: number, event: TreeEvent): string {
+    return this.#chain.link({ tick, events: [event] }) + "\n";
   }
 
   #path(f: keyof typeof TREE_FILES): string {
@@ -44,7 +49,8 @@ export class TreeBlackBox {
       Deno.writeTextFileSync(this.#path("replay"), "");
       Deno.writeTextFileSync(this.#path("incidents"), "");
     }
-    appendDurable(this.#path("replay"), replayLine(state.tick, event), false);
+    appendDurable(this.#path("replay"), this.#line(state.tick, event), false);
+    writeHead(this.runDir, this.#chain.at);
     appendDurable(this.#path("incidents"), incidents.map((i) => canonical(i) + "\n").join(""), false);
     writeAtomic(this.#path("state"), canonicalPretty(state), false);
     this.#incidents.push(...incidents);
@@ -58,7 +64,9 @@ export class TreeBlackBox {
     incidents: readonly Incident[],
     state: TreeState,
   ): void {
-    writeAtomic(this.#path("replay"), events.map((e, i) => replayLine(ticks[i]!, e)).join(""), false);
+    this.#chain.resumeAt({ head: GENESIS, lines: 0 });
+    writeAtomic(this.#path("replay"), events.map((e, i) => this.#line(ticks[i]!, e)).join(""), false);
+    writeHead(this.runDir, this.#chain.at);
     writeAtomic(this.#path("incidents"), incidents.map((i) => canonical(i) + "\n").join(""), false);
     writeAtomic(this.#path("state"), canonicalPretty(state), false);
     this.#incidents.splice(0, this.#incidents.length, ...incidents);
