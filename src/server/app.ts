@@ -21,7 +21,7 @@ import { ASSETS } from "./assets.gen.ts";
 import type { Feeds } from "./feeds.ts";
 import { metricsOf } from "./metrics.ts";
 import { type AliveCheck, heavy, listRuns, readObject, runDirOf, STATE_CAP, summarize } from "./runs.ts";
-import { plainLines, readPlain, streamPlain, type Unreadable } from "./safe_read.ts";
+import { plainLines, readPlain, streamPlain, type Unreadable } from "./plain_files.ts";
 import { DEFAULT_STALL_MS, resumeAfter, sseResponse } from "./sse.ts";
 import { mountTreeRoutes } from "./tree_routes.ts";
 

@@ -11,7 +11,7 @@
  * @module
  */
 import { LineScan } from "./line_scan.ts";
-import { openPlain } from "./safe_read.ts";
+import { openPlain } from "./plain_files.ts";
 
 /** Largest line sent whole to a live reader; a longer one is announced and fetched from /replay instead. */
 export const FRAME_CAP = 1024 * 1024;

@@ -2,7 +2,7 @@
  * Run directories as the dashboard sees them: which names are runs, whether a run is still live, and the
  * summary the run list shows. Only names made of `[A-Za-z0-9_.-]` that are real directories (not links)
  * directly under the runs directory are runs, so no request can reach a path outside it; files inside are
- * read through safe_read.ts (no link followed, plain files only, sizes capped).
+ * read through plain_files.ts (no link followed, plain files only, sizes capped).
  *
  * @module
  */
@@ -10,7 +10,8 @@ import type { Verdict } from "../model/state.ts";
 import { graphHeadline } from "../record/headline.ts";
 import type { NodeUsage } from "../record/usage_section.ts";
 import { usageOf } from "./usage.ts";
-import { Gate, isPlainFile, readPlain } from "./safe_read.ts";
+import { isPlainFile, readPlain } from "./plain_files.ts";
+import { Semaphore } from "./semaphore.ts";
 
 /** What a run id may look like; a leading dot is refused too (`.`, `..`, hidden directories). */
 export const RUN_ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/;
@@ -20,7 +21,7 @@ export const STATE_CAP = 16 * 1024 * 1024;
 const SMALL_CAP = 64 * 1024;
 
 /** Parses of big files at once, across all requests: bounds the server's memory under many clients. */
-export const heavy = new Gate(2);
+export const heavy = new Semaphore(2);
 
 /** live: no verdict and its arrow process holds the lock; stopped: no verdict and nobody drives it. */
 export type RunPhase = "live" | "finished" | "stopped";

@@ -9,7 +9,7 @@
 import type { Context, Hono } from "hono";
 import type { Feeds } from "./feeds.ts";
 import { runDirOf } from "./runs.ts";
-import { streamPlain } from "./safe_read.ts";
+import { streamPlain } from "./plain_files.ts";
 import { DEFAULT_STALL_MS, resumeAfter, sseResponse } from "./sse.ts";
 
 export interface TreeRouteDeps {

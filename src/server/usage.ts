@@ -6,7 +6,7 @@
  * @module
  */
 import type { NodeUsage } from "../record/usage_section.ts";
-import { readPlain } from "./safe_read.ts";
+import { readPlain } from "./plain_files.ts";
 
 const FILE_CAP = 4 * 1024 * 1024;
 const MAX_FILES = 500;

@@ -195,25 +195,3 @@ function joinParts(parts: Uint8Array[]): Uint8Array {
   }
   return out;
 }
-
-/** At most `n` holders at a time: bounds how many large files are parsed at once across all requests. */
-export class Gate {
-  #free: number;
-  #queue: (() => void)[] = [];
-
-  constructor(n: number) {
-    this.#free = n;
-  }
-
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.#free > 0) this.#free--;
-    else await new Promise<void>((resolve) => this.#queue.push(resolve));
-    try {
-      return await fn();
-    } finally {
-      const next = this.#queue.shift();
-      if (next) next();
-      else this.#free++;
-    }
-  }
-}
