@@ -6,7 +6,7 @@
  * @module
  */
 import type { Direction } from "../graph/types.ts";
-import type { Ckpt } from "../model/state.ts";
+import type { Ckpt, NodeState } from "../model/state.ts";
 import { gain, improves, K_FREEZE, PLATEAU_EPS, PLATEAU_PATIENCE } from "../thresholds.ts";
 
 export interface ScopeTrack {
@@ -31,16 +31,8 @@ export function trackScope(prev: ScopeTrack, fp: string, tokens: number): ScopeT
   return { fp, trail, frozen, oscillation, stuck: frozen >= K_FREEZE };
 }
 
-export interface ProgressTrack {
-  step: number;
-  value: number | null;
-  best: number | null;
-  bestStep: number;
-  /** Consecutive observations without a new (step, best). */
-  stalled: number;
-  /** (step, best) at the last observation. */
-  seen: { step: number; best: number | null } | null;
-}
+/** A long node's trajectory as the state keeps it: last step, value, best, stalled observations. */
+export type ProgressTrack = Pick<NodeState, "step" | "value" | "best" | "bestStep" | "stalled" | "seen">;
 
 /** Step, value and best after `points`, starting from `prev` (best in the protocol's direction). */
 export function advance(

@@ -189,24 +189,8 @@ export class World {
       );
     }
     this.#ensureDir(scope);
-    const ctx = {
-      runDir: this.runDir,
-      state,
-      node,
-      attempt,
-      resume,
-      catchup,
-      bwrap: this.#bwrap,
-      unsandboxed: this.#unsandboxed,
-      runsDir: this.#runsDir,
-    };
-    let cmd: Command;
-    try {
-      cmd = workerCommand(ctx, this.#builtins);
-    } catch (e) {
-      this.#cannotStart(id, e as Error);
-      return;
-    }
+    const cmd = this.#command(state, node, { attempt, resume, catchup });
+    if (!cmd) return;
     for (const s of cmd.shadows) Deno.mkdirSync(s.dir, { recursive: true });
     const accept = Acceptance.prepare(state, node, this.runDir, this.#bwrap, true);
     const standby = this.standbys.get(id);
@@ -283,6 +267,29 @@ export class World {
     });
   }
 
+  /** The worker command of `node`'s attempt, or null when it cannot start (recorded as such). */
+  #command(
+    state: RunState,
+    node: PlanNode,
+    at: { attempt: number; resume: string | null; catchup: number },
+  ): Command | null {
+    const ctx = {
+      runDir: this.runDir,
+      state,
+      node,
+      ...at,
+      bwrap: this.#bwrap,
+      unsandboxed: this.#unsandboxed,
+      runsDir: this.#runsDir,
+    };
+    try {
+      return workerCommand(ctx, this.#builtins);
+    } catch (e) {
+      this.#cannotStart(node.id, e as Error);
+      return null;
+    }
+  }
+
   /**
    * Gives a resumed run back the handle of a job that outlived the arrow that submitted it: nothing is
    * started, the scope is left as the job keeps writing it, and metrics.jsonl is tailed from where the
@@ -293,25 +300,9 @@ export class World {
     const ns = state.nodes[id]!;
     const scope = this.scope(node);
     this.#ensureDir(scope);
-    const ctx = {
-      runDir: this.runDir,
-      state,
-      node,
-      attempt: ns.attempt,
-      resume: ns.from,
-      catchup: 0,
-      bwrap: this.#bwrap,
-      unsandboxed: this.#unsandboxed,
-      runsDir: this.#runsDir,
-    };
-    let cmd: Command;
-    try {
-      // The same command the job was submitted with (its shadows, sandbox layer and token are per attempt).
-      cmd = workerCommand(ctx, this.#builtins);
-    } catch (e) {
-      this.#cannotStart(id, e as Error);
-      return;
-    }
+    // The same command the job was submitted with (its shadows, sandbox layer and token are per attempt).
+    const cmd = this.#command(state, node, { attempt: ns.attempt, resume: ns.from, catchup: 0 });
+    if (!cmd) return;
     const metrics = new JsonlTail(`${scope}/metrics.jsonl`);
     metrics.offset = metricsResumeOffset(
       metrics.path,
