@@ -29,6 +29,7 @@ Everything is persisted in SQLite every step: after a crash, --resume continues 
 
 Options:
   --data <file.csv>        The data (header line; missing: empty, NA, ?, NaN)
+  --delimiter <c>          What separates its columns: , ; \\t (or tab) | (default ,)
   --target <column>        The column to predict (task inferred: regression, binary, multiclass)
   --metric <m>             accuracy | auc | logloss (classification), r2 | rmse | mae (regression);
                            default accuracy or r2

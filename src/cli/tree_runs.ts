@@ -7,7 +7,8 @@
  */
 import { canonical, canonicalPretty } from "../model/json.ts";
 import { mdInline } from "../record/md_escape.ts";
-import { TREE_FILES } from "../tree/blackbox.ts";
+import { TREE_FILES, TreeBlackBox } from "../tree/blackbox.ts";
+import { rowsUsed, summarize } from "../tree/report.ts";
 import { foldEvents, step } from "../tree/step.ts";
 import { TreeStore } from "../tree/store.ts";
 import type { TreeEvent, TreeState } from "../tree/types.ts";
@@ -91,7 +92,7 @@ const f4 = (x: number | null | undefined) => (x === null || x === undefined ? "â
 function describe(s: TreeState, ev: TreeEvent): string | null {
   switch (ev.e) {
     case "init":
-      return `start: ${s.dataset.rows} rows, target ${
+      return `start: ${rowsUsed(s.dataset)}, target ${
         printable(s.dataset.target)
       } (${s.dataset.task}), ${s.config.metric}`;
     case "proposed":
@@ -173,4 +174,41 @@ export function treeReplay(runDir: string, o: { check: boolean; json: boolean })
     );
   }
   return 0;
+}
+
+/**
+ * `arrow tree --resume` (and `arrow resume`) on a tree run that already has its verdict: nothing runs. Its
+ * files are rewritten from the store (so a lost report or state.json comes back, as resume promises) and
+ * it says so plainly; returns false when the run is not finished (the caller resumes it). Holds no lock:
+ * the caller does.
+ */
+export function nothingToResume(runDir: string, json: boolean): boolean {
+  const store = TreeStore.open(`${runDir}/${TREE_FILES.db}`);
+  try {
+    const events = store.events();
+    const { state } = foldEvents(events);
+    if (state.verdict === null || state.pending !== null) return false;
+    const files = Object.values(TREE_FILES).filter((f) => f !== TREE_FILES.db);
+    const read = () =>
+      files.map((f) => (exists(`${runDir}/${f}`) ? Deno.readTextFileSync(`${runDir}/${f}`) : null));
+    const before = read();
+    const incidents = store.incidents();
+    new TreeBlackBox(runDir).rebuild(events, events.map((_, i) => i), incidents, state);
+    addDataNotes(runDir);
+    const repaired = read().some((t, i) => t !== before[i]);
+    if (json) {
+      console.log(JSON.stringify({ ...summarize(state, runDir, incidents), resumed: false, repaired }));
+    } else {
+      console.log(
+        `${
+          printable(runDir)
+        } already finished at step ${state.tick} with ${state.verdict}; nothing to resume${
+          repaired ? " (its files were rebuilt from its store, tree.db)" : ""
+        }. See: arrow report ${printable(runDir)}`,
+      );
+    }
+    return true;
+  } finally {
+    store.close();
+  }
 }
