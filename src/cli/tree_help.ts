@@ -7,7 +7,7 @@ import { Z_GATE } from "../tree/step.ts";
 
 export const help = `Usage: arrow tree --data FILE.csv --target COLUMN [options]
        arrow tree --resume RUN [--json] [--serve]
-       arrow tree predict RUN|latest NEW.csv [-o OUT.csv] [--runs-dir DIR]
+       arrow tree predict RUN|latest NEW.csv [-o OUT.csv] [--delimiter C] [--runs-dir DIR]
 
 Grows a tree of feature-engineering hypotheses on your CSV, Arbor-style. The data is cut once, seeded and
 stratified, into dev rows (k-fold cross-validation: all any hypothesis ever sees), held-out rows (read only by
