@@ -6,6 +6,7 @@
  * @module
  */
 import { canonical, canonicalPretty } from "../model/json.ts";
+import { Redactor } from "../llm/redact.ts";
 import { mdInline } from "../record/md_escape.ts";
 import { TREE_FILES, TreeBlackBox } from "../tree/blackbox.ts";
 import { rowsUsed, summarize } from "../tree/report.ts";
@@ -32,7 +33,11 @@ function dataSection(runDir: string): string | null {
     return null;
   }
   if (!Array.isArray(notes) || !notes.length) return null;
-  return [NOTES_HEADING, "", ...notes.map((n) => `- ${mdInline(String(n), { max: 400 })}`), ""].join("\n");
+  const keys = new Redactor([]);
+  return [NOTES_HEADING, "", ...notes.map((n) => `- ${mdInline(keys.text(String(n)), { max: 400 })}`), ""]
+    .join(
+      "\n",
+    );
 }
 
 /**
