@@ -142,3 +142,29 @@ Deno.test("arrow run --data and arrow tree --data take the same files: the worke
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+Deno.test("a yes/no target learns exactly what the same target written 0/1 does (only the labels differ)", async () => {
+  const dir = tmp("arrow-newcomer-labels-");
+  try {
+    const small = Deno.readTextFileSync(new URL("./fixtures/tree/small.csv", import.meta.url));
+    const coded = small.replace(/,(yes|no)$/gm, (_m, w: string) => (w === "yes" ? ",1" : ",0"));
+    Deno.writeTextFileSync(`${dir}/coded.csv`, coded);
+    const args = ["--target", "label", "--cycles", "2", "--executors", "2", "--seed", "4", "--json"];
+    const [words, codes] = await pool(
+      [
+        new URL("./fixtures/tree/small.csv", import.meta.url).pathname,
+        `${dir}/coded.csv`,
+      ],
+      2,
+      (f) => arrow(["tree", "--data", f, ...args, "--runs-dir", `${dir}/runs-${f.length}`]),
+    );
+    for (const r of [words!, codes!]) equal(r.code, 0, r.stderr);
+    const nodes = (r: { stdout: string }) =>
+      JSON.parse(r.stdout).nodes.map((n: { hypothesis: string | null; dev: number | null; status: string }) =>
+        `${n.hypothesis} ${n.dev} ${n.status}`
+      );
+    deepEqual(nodes(words!), nodes(codes!), "the same hypotheses, the same dev scores, the same decisions");
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
