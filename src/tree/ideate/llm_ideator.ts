@@ -76,10 +76,14 @@ export function userPrompt(s: TreeState, parent: string, extra: string[]): strin
     ? branchInsights(s.nodes, parent).slice(-20).map((l) => `- ${l.insight.sentence}`)
     : [];
   const tried = [...p.children.map((c) => s.nodes[c]!.hypothesis?.text ?? ""), ...extra].filter(Boolean);
+  // A yes/no target keeps the file's words as its classes, but rows carry it as a boolean.
+  const yesNo = d.columns.find((c) => c.name === d.target)?.kind === "boolean"
+    ? ` — rows carry it as a boolean, true for ${JSON.stringify(d.classes[1])}`
+    : "";
   return [
     `Target ${JSON.stringify(d.target)} (${d.task}${
       d.classes.length ? `: ${d.classes.slice(0, 20).join(", ")}` : ""
-    }); ` +
+    }${yesNo}); ` +
     `metric ${s.config.metric} (${s.config.direction}); ${d.dev} dev rows in ${d.folds} folds.`,
     "Columns:",
     ...cols,
