@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { deepEqual, equal, ok } from "node:assert/strict";
+import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { arrow } from "./helpers/cli.ts";
 import { BWRAP } from "./helpers/needs.ts";
 import { type Script, startScriptedServer } from "./llm/scripted_server.ts";
@@ -44,7 +44,11 @@ Deno.test("a key-like value in the CSV reaches the ideator's prompt and reply: r
     module,
   });
   await using server = await startScriptedServer({
-    rules: [{ when: { system: "ideator of Arrow's tree mode" }, reply: `Here it is (${secret}).\n${reply}` }],
+    rules: [{
+      when: { system: "ideator of Arrow's tree mode" },
+      reply: `Here it is (${secret}).\n${reply}`,
+      usage: { prompt_tokens: 300, completion_tokens: 100, cost: 0.004 },
+    }],
   });
   const dir = Deno.makeTempDirSync({ prefix: "arrow-secrets-tree-" });
   try {
@@ -70,7 +74,10 @@ Deno.test("a key-like value in the CSV reaches the ideator's prompt and reply: r
     const run = `${dir}/runs/${[...Deno.readDirSync(`${dir}/runs`)][0]!.name}`;
     const log = Deno.readTextFileSync(`${run}/logs/llm.jsonl`);
     ok(log.includes("Treat the class [REDACTED] apart"), log.slice(0, 600));
-    ok(Deno.readTextFileSync(`${run}/report/report.md`).includes("Treat the class [REDACTED] apart"));
+    const md = Deno.readTextFileSync(`${run}/report/report.md`);
+    ok(md.includes("Treat the class [REDACTED] apart"), md);
+    // The ideator's use, from its log: one call per hypothesis asked for, its tokens and reported cost.
+    match(md, new RegExp(`^\\| ${server.calls} \\| ${400 * server.calls} \\| \\$[\\d.]+ \\|$`, "m"));
     equal(holding(run, KEY).join(), "", "the API key is in no file");
     // What holds it is the user's data and what is made of it: the dev rows and task executors read, the
     // splits, the saved model (its class labels), the state and store that describe the data, the steps'

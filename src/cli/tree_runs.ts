@@ -8,6 +8,7 @@
 import { canonical, canonicalPretty } from "../model/json.ts";
 import { Redactor } from "../llm/redact.ts";
 import { mdInline } from "../record/md_escape.ts";
+import { money } from "../record/usage_section.ts";
 import { TREE_FILES, TreeBlackBox } from "../tree/blackbox.ts";
 import { rowsUsed, summarize } from "../tree/report.ts";
 import { foldEvents, step } from "../tree/step.ts";
@@ -23,6 +24,48 @@ export function isTreeRun(runDir: string): boolean {
 }
 
 const NOTES_HEADING = "## Data as read";
+
+const LLM_HEADING = "## LLM use";
+
+/** The LLM ideator's calls (logs/llm.jsonl, one line per call), tokens and cost when the API reported one. */
+function llmSection(runDir: string): string | null {
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(`${runDir}/logs/llm.jsonl`);
+  } catch {
+    return null;
+  }
+  let calls = 0, tokens = 0, cost: number | null = null;
+  for (const line of text.split("\n")) {
+    let r: { tokens?: unknown; cost?: unknown };
+    try {
+      r = JSON.parse(line);
+    } catch {
+      continue; // a torn last line
+    }
+    calls++;
+    if (typeof r.tokens === "number" && Number.isFinite(r.tokens)) tokens += r.tokens;
+    if (typeof r.cost === "number" && Number.isFinite(r.cost)) cost = (cost ?? 0) + r.cost;
+  }
+  if (!calls) return null;
+  return [
+    LLM_HEADING,
+    "",
+    "| ideator calls | tokens | cost |",
+    "|---|---|---|",
+    `| ${calls} | ${tokens} | ${cost === null ? "— (not reported by the API)" : money(cost)} |`,
+    "",
+  ].join("\n");
+}
+
+/** The sections arrow tree adds to the store's report: the data as read, then the LLM ideator's use. */
+function extraSections(runDir: string, text: string): string | null {
+  const parts = [
+    text.includes(NOTES_HEADING) ? null : dataSection(runDir),
+    text.includes(LLM_HEADING) ? null : llmSection(runDir),
+  ].filter((p): p is string => p !== null);
+  return parts.length ? parts.join("\n") : null;
+}
 
 /** The decisions made reading the user's CSV (run.json's data_notes, written by arrow tree) as a section. */
 function dataSection(runDir: string): string | null {
@@ -41,16 +84,15 @@ function dataSection(runDir: string): string | null {
 }
 
 /**
- * Appends the data section to report/report.md unless it is there: the tree's black box rewrites the report
+ * Appends the data and LLM-use sections to report/report.md unless they are there: the tree's black box rewrites the report
  * from the store at each finished step, and the store does not hold what the CLI decided reading the CSV.
  */
 export function addDataNotes(runDir: string): void {
   const path = `${runDir}/${TREE_FILES.report}`;
-  const section = dataSection(runDir);
-  if (!section) return;
   try {
     const text = Deno.readTextFileSync(path);
-    if (!text.includes(NOTES_HEADING)) Deno.writeTextFileSync(path, `${text.trimEnd()}\n\n${section}`);
+    const section = extraSections(runDir, text);
+    if (section) Deno.writeTextFileSync(path, `${text.trimEnd()}\n\n${section}`);
   } catch {
     // no report yet: the next finished step writes one, and arrow report adds the section when it prints
   }
@@ -60,7 +102,7 @@ export function addDataNotes(runDir: string): void {
 export function treeReport(runDir: string): string {
   try {
     const text = Deno.readTextFileSync(`${runDir}/${TREE_FILES.report}`);
-    const section = text.includes(NOTES_HEADING) ? null : dataSection(runDir);
+    const section = extraSections(runDir, text);
     return section ? `${text.trimEnd()}\n\n${section}` : text;
   } catch {
     throw new InputError(`arrow report: ${runDir}/${TREE_FILES.report} is missing`, [

@@ -54,7 +54,15 @@ export interface LlmIdeatorOptions {
   maxTokens?: number;
   /** Receives each call's prompt and reply (bounded) for the run's log. */
   log?: (
-    record: { parent: string; prompt: string; reply: string; tokens: number; problem: string | null },
+    record: {
+      parent: string;
+      prompt: string;
+      reply: string;
+      tokens: number;
+      /** What the API reported the call cost, null when it did not. */
+      cost: number | null;
+      problem: string | null;
+    },
   ) => void;
 }
 
@@ -164,7 +172,7 @@ export class LlmIdeator implements Ideator {
         role: "user",
         content: prompt,
       }];
-      let reply = "", tokens = 0, problem: string | null = null;
+      let reply = "", tokens = 0, cost: number | null = null, problem: string | null = null;
       try {
         const res = await this.chat.chat({
           model: this.opts.model,
@@ -174,6 +182,7 @@ export class LlmIdeator implements Ideator {
         });
         reply = res.content;
         tokens = res.usage?.total_tokens ?? 0;
+        cost = res.usage?.cost ?? null;
         const parsed = parseReply(s, p, reply, tokens);
         if (parsed.ok) {
           if (!hypotheses.some((h) => h.key === parsed.hypothesis.key)) hypotheses.push(parsed.hypothesis);
@@ -189,6 +198,7 @@ export class LlmIdeator implements Ideator {
         prompt: prompt.slice(0, 4000),
         reply: reply.slice(0, 16_000),
         tokens,
+        cost,
         problem,
       });
     }
