@@ -1,6 +1,7 @@
 /**
  * Structural laws, checked on the source: the supervisor alone changes statuses and writes incidents; the
- * supervision path has no clock and no randomness; thresholds live in one module; rooms import one way.
+ * supervision path has no clock and no randomness; thresholds live in one module; rooms import one way; one
+ * CSV reader.
  */
 import { deepEqual, equal } from "node:assert/strict";
 import { ROOT } from "./helpers/cli.ts";
@@ -174,6 +175,24 @@ Deno.test("one source for each mechanism: the PRNG, SlurmOptions, the LLM client
 Deno.test("one sandbox builder: every bubblewrap argument is written in runtime/sandbox/bwrap.ts", () => {
   const builders = SRC.filter((p) => /"--(ro-bind|bind|tmpfs|unshare-all|ro-bind-try)"/.test(text(p)));
   deepEqual(builders, ["src/runtime/sandbox/bwrap.ts"]);
+});
+
+Deno.test("one CSV reader: only src/tabular/csv.ts tokenizes CSV, and both modes and the workers read through it", () => {
+  deepEqual([...SRC, ...files("scripts")].filter((p) => /class CsvError\b/.test(text(p))), [
+    "src/tabular/csv.ts",
+  ]);
+  deepEqual(SRC.filter((p) => p.split("/").pop() === "csv.ts"), ["src/tabular/csv.ts"]);
+  // What a hand-made tokenizer does: strip a BOM, split the text into lines, split a line at commas.
+  const byHand = /\\uFEFF|0xfeff|split\(\/\\r\?\\n\/\)|\.split\(","\)\.map\(/i;
+  deepEqual(SRC.filter((p) => byHand.test(text(p))), ["src/tabular/csv.ts"]);
+  // arrow run's up-front check and every real worker read numbers with the one numeric reader on top of it.
+  deepEqual(SRC.filter((p) => p !== "src/tabular/numeric.ts" && /parseNumericCsv\(/.test(text(p))), [
+    "src/cli/data.ts",
+    "src/workers/real/data.ts",
+    "src/workers/real/drop_noisy.ts",
+    "src/workers/real/make_data.ts",
+  ]);
+  equal(/from "\.\/csv\.ts"/.test(text("src/tabular/numeric.ts")), true);
 });
 
 Deno.test("no import circles among the product's files (type imports included)", () => {

@@ -80,13 +80,22 @@ Deno.test("report, replay, replay --check, resume and tree --resume all work on 
     match(caught.stderr, /differs from state\.json/);
     Deno.writeTextFileSync(`${runDir}/state.json`, state);
 
+    // A finished run has nothing to resume, by either command, and says so; a lost report comes back.
+    Deno.removeSync(`${runDir}/report/report.md`);
     const resume = await arrow(["resume", "latest", ...at]);
     equal(resume.code, 0, resume.stderr);
-    match(resume.stdout, /^arrow tree --resume → /m);
-    match(resume.stdout, /nodes in 1 cycles/);
+    match(
+      resume.stdout,
+      /already finished at step \d+ with (RESEARCH ANSWERED|NEGATIVE RESULT); nothing to resume \(its files were rebuilt from its store, tree\.db\)\. See: arrow report /,
+    );
+    ok(Deno.statSync(`${runDir}/report/report.md`).isFile);
     const treeResume = await arrow(["tree", "--resume", "latest", ...at]);
     equal(treeResume.code, 0, treeResume.stderr);
-    match(treeResume.stdout, /nodes in 1 cycles/);
+    match(treeResume.stdout, /already finished at step \d+ with [A-Z ]+; nothing to resume\. See: /);
+    ok(!/nodes in 1 cycles|arrow tree --resume →/.test(treeResume.stdout), treeResume.stdout);
+    const asJson = await arrow(["tree", "--resume", "latest", "--json", ...at]);
+    equal(asJson.code, 0, asJson.stderr);
+    equal(JSON.parse(asJson.stdout).resumed, false);
 
     const more = await arrow(["tree", "--resume", "latest", "--cycles", "12", ...at]);
     equal(more.code, 1);
@@ -138,7 +147,7 @@ Deno.test("bad CSVs are refused with exit 1 naming the file, by arrow tree and a
     const yes = csv(dir, "yes.csv", rows(40, () => "yes"));
     const r = await arrow(["tree", "--data", yes, "--target", "y", "--runs-dir", runsDir]);
     equal(r.code, 1, r.stderr);
-    match(r.stderr, /yes\.csv: the target "y" has one class \("true" on every row/);
+    match(r.stderr, /yes\.csv: the target "y" has one class \("yes" on every row/);
     let left: string[] = [];
     try {
       left = [...Deno.readDirSync(runsDir)].map((d) => d.name);
@@ -176,8 +185,11 @@ Deno.test("a small file runs but warns; dropped rows, yes/no labels and an empty
     ]);
     equal(r.code, 0, r.stderr);
     match(r.stderr, /^note: 3 of 30 rows have no "y" value and are dropped; 27 rows are used$/m);
-    match(r.stderr, /^note: target "y" read as yes\/no: "no" → false, "yes" → true$/m);
-    match(r.stderr, /^note: column "empty" is empty on every row/m);
+    match(
+      r.stderr,
+      /^note: target "y" is yes\/no: its classes keep the file's labels "no" and "yes" \(the positive class is "yes"\)$/m,
+    );
+    match(r.stderr, /^note: column "empty" is empty on every row: dropped/m);
     match(
       r.stderr,
       /^warning: .*small\.csv has only 27 rows with a target: .*results on so few rows are noise$/m,
@@ -185,6 +197,7 @@ Deno.test("a small file runs but warns; dropped rows, yes/no labels and an empty
     const report = await arrow(["report", "latest", "--runs-dir", `${dir}/runs`]);
     equal(report.code, 0, report.stderr);
     match(report.stdout, /3 of 30 rows have no "y" value and are dropped/);
+    match(report.stdout, /— 27 of 30 rows used, 3 dropped: missing target \(/);
     match(report.stdout, /results on so few rows are noise/);
   } finally {
     Deno.removeSync(dir, { recursive: true });

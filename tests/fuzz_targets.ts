@@ -12,7 +12,8 @@ import type { Diagnostic } from "../src/graph/load.ts";
 import { loadFaults } from "../src/graph/scenario.ts";
 import { parseBounded } from "../src/runtime/bounded_json.ts";
 import { JsonlTail, metricPoints } from "../src/runtime/proc/tail.ts";
-import { CsvError, parseCsv } from "../src/workers/lib/csv.ts";
+import { CsvError } from "../src/tabular/csv.ts";
+import { parseNumericCsv } from "../src/tabular/numeric.ts";
 import { printable } from "../src/cli/escape.ts";
 import { mulberry32, mutate, pick, type Rand, randomJson } from "./fuzz_mutate.ts";
 
@@ -221,7 +222,7 @@ function metricsTarget(): Target {
 }
 
 export const csvTarget: Target = {
-  name: "CSV reader (parseCsv)",
+  name: "numeric CSV reader (parseNumericCsv)",
   seeds: () => [
     ...filesIn("tests/fixtures/csv", /\.csv$/),
     'a,b,"c ""q"""\n1,2,3\n4.5,-6e2,.7\n',
@@ -241,7 +242,7 @@ export const csvTarget: Target = {
   },
   check(input) {
     try {
-      const t = parseCsv(input, "fuzz.csv");
+      const t = parseNumericCsv(input, "fuzz.csv");
       must(t.columns.length > 0 && new Set(t.columns).size === t.columns.length, "bad columns accepted");
       for (const row of t.rows) {
         must(row.length === t.columns.length, "ragged row accepted");

@@ -4,7 +4,8 @@
  * the run's data_hash.
  */
 import { deepEqual, equal, match, ok, rejects, throws } from "node:assert/strict";
-import { CsvError, parseCsv } from "../src/workers/lib/csv.ts";
+import { CsvError } from "../src/tabular/csv.ts";
+import { parseNumericCsv } from "../src/tabular/numeric.ts";
 import { sha256 } from "../src/workers/lib/files.ts";
 import { withUserData } from "../src/cli/data.ts";
 import { InputError } from "../src/cli/errors.ts";
@@ -57,16 +58,25 @@ for (const [file, target, want] of CASES) {
   });
 }
 
-Deno.test("parseCsv() takes quoted headers, CRLF, a BOM, spaces and exponents; refuses odd quoting", () => {
-  const t = parseCsv('\uFEFF"a", b ,"c ""q"""\r\n1, -2.5e-1 ,"3"\r\n', "x.csv");
+Deno.test("parseNumericCsv() takes quoted headers, CRLF, a BOM, spaces and exponents; refuses odd quoting", () => {
+  const t = parseNumericCsv('\uFEFF"a", b ,"c ""q"""\r\n1, -2.5e-1 ,"3"\r\n', "x.csv");
   deepEqual(t, { columns: ["a", "b", 'c "q"'], rows: [[1, -0.25, 3]] });
   throws(
-    () => parseCsv('a,b\n"1,2\n', "q.csv"),
-    (e: Error) => e instanceof CsvError && e.message === "q.csv:2: unterminated quoted cell",
+    () => parseNumericCsv('a,b\n"1,2\n', "q.csv"),
+    (e: Error) =>
+      e instanceof CsvError &&
+      e.message === "q.csv:2: Cannot read the CSV: a quoted cell opens on this line and never closes",
   );
-  throws(() => parseCsv("a,a\n1,2\n", "d.csv"), /d\.csv:1: column "a" appears twice/);
-  throws(() => parseCsv("a,b\n1,1e999\n", "o.csv"), /o\.csv:2: column "b" holds "1e999", out of range/);
-  throws(() => parseCsv("a,b\n1,NaN\n", "n.csv"), /n\.csv:2: column "b" holds "NaN", not a number/);
+  throws(
+    () => parseNumericCsv("a,a\n1,2\n", "d.csv"),
+    /d\.csv:1: Cannot read the CSV: column "a" appears twice/,
+  );
+  throws(
+    () => parseNumericCsv("a,b\n1,1e999\n", "o.csv"),
+    /o\.csv:2: .*column "b" holds "1e999", out of range/,
+  );
+  throws(() => parseNumericCsv("a,b\n1,NaN\n", "n.csv"), /n\.csv:2: .*column "b" holds "NaN", not a number/);
+  deepEqual(parseNumericCsv("a;b\n1;2\n", "s.csv", ";"), { columns: ["a", "b"], rows: [[1, 2]] });
 });
 
 Deno.test("withUserData() copies the file into <run>/data and points the data node at the copy", async () => {

@@ -119,7 +119,7 @@ Deno.test("a run records its splits, refits and saves its model, scores its refe
       equal(o.model, `${o.run_dir}/model/model.json`);
       equal(model.format, "arrow-tree-model/1");
       equal(model.target, "label");
-      deepEqual(model.classes, ["false", "true"]);
+      deepEqual(model.classes, ["no", "yes"], "the file's own labels, not false/true");
       deepEqual(model.columns.map((c: { name: string }) => c.name), ["x1", "x2", "group", "name"]);
       equal(model.fit_rows, 159 - JSON.parse(Deno.readTextFileSync(o.splits)).test.length, "dev + held-out");
       equal(model.final_test, o.references.admitted_refit.score);
@@ -137,7 +137,7 @@ Deno.test("a run records its splits, refits and saves its model, scores its refe
       equal(r.code, 0, r.stderr);
       match(r.stderr, /ignored column\(s\) the model does not use: label/);
       const lines = Deno.readTextFileSync(outCsv).trim().split("\n");
-      equal(lines[0], "row,prediction,p_false,p_true");
+      equal(lines[0], "row,prediction,p_no,p_yes");
       equal(lines.length - 1, sp.test.length, "one prediction per input row");
       const label = table.columns.find((c) => c.name === "label")!;
       let right = 0;
@@ -145,8 +145,10 @@ Deno.test("a run records its splits, refits and saves its model, scores its refe
         const [row, pred, p0, p1] = l.split(",");
         equal(Number(row), i);
         ok(Math.abs(Number(p0) + Number(p1) - 1) < 1e-9, l);
-        equal(pred, Number(p1) >= 0.5 ? "true" : "false");
-        if (String(cellValue(label, sp.test[i])) === pred) right++;
+        equal(pred, Number(p1) >= 0.5 ? "yes" : "no");
+        if (label.kind === "boolean" && label.labels![cellValue(label, sp.test[i]!) ? 1 : 0] === pred) {
+          right++;
+        }
       });
       equal(
         right / sp.test.length,

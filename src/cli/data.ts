@@ -7,8 +7,8 @@
  * @module
  */
 import type { Plan, PlanNode } from "../graph/types.ts";
-import { parseNumber } from "../tabular/infer.ts";
-import { parseCsvText } from "../tabular/mod.ts";
+import { CsvError } from "../tabular/mod.ts";
+import { parseNumericCsv } from "../tabular/numeric.ts";
 import { checkData, MIN_ROWS } from "./data_checks.ts";
 import { InputError } from "./errors.ts";
 
@@ -16,23 +16,17 @@ export { MIN_ROWS };
 
 /**
  * The real path's built-in workers fit a regression on numbers: past the checks both modes share, every
- * cell must be a number (arrow tree takes any column); the first one that is not is named by its line.
+ * cell must be a number (arrow tree takes any column), by the very reader the workers use, so a file this
+ * accepts is one they read; the first cell that is not is named by its line.
  */
-function numericOnly(file: string): void {
-  const raw = parseCsvText(Deno.readTextFileSync(file), file);
-  for (let i = 0; i < raw.rows.length; i++) {
-    const row = raw.rows[i]!;
-    for (let j = 0; j < raw.header.length; j++) {
-      const cell = row[j]!;
-      if (Number.isFinite(parseNumber(cell))) continue;
-      const what = cell.trim() === "" ? "an empty cell" : JSON.stringify(cell.slice(0, 40));
-      throw new InputError(
-        `arrow run: ${file}:${raw.lines[i]}: column ${
-          JSON.stringify(raw.header[j])
-        } holds ${what}, not a number`,
-        ["arrow run --data's built-in workers take numeric cells only; arrow tree --data takes any column"],
-      );
-    }
+function numericOnly(file: string, delimiter: string): void {
+  try {
+    parseNumericCsv(Deno.readTextFileSync(file), file, delimiter);
+  } catch (e) {
+    if (!(e instanceof CsvError)) throw e;
+    throw new InputError(`arrow run: ${file}:${e.line}: ${e.reason}`, [
+      "arrow run --data's built-in workers take numeric cells only; arrow tree --data takes any column",
+    ]);
   }
 }
 
@@ -47,17 +41,29 @@ function dataNode(plan: Plan): PlanNode {
   return found[0]!;
 }
 
-export function withUserData(plan: Plan, file: string, target: string, runDir: string): Promise<Plan> {
+export function withUserData(
+  plan: Plan,
+  file: string,
+  target: string,
+  runDir: string,
+  delimiter = ",",
+): Promise<Plan> {
   try {
     const node = dataNode(plan);
-    const checked = checkData("run", file, target, { cells: () => numericOnly(file) });
+    const checked = checkData("run", file, target, {
+      ...(delimiter !== "," ? { delimiter } : {}),
+      cells: () => numericOnly(file, delimiter),
+    });
     for (const n of checked.notes) console.error(`note: ${n}`);
     for (const w of checked.warnings) console.error(`warning: ${w}`);
     const dest = `${runDir}/data/${file.split("/").pop()}`;
     Deno.mkdirSync(`${runDir}/data`, { recursive: true });
     Deno.copyFileSync(file, dest);
     const w = node.worker as Extract<PlanNode["worker"], { type: "builtin" }>;
-    const worker = { ...w, args: { ...w.args, csv: dest, target } };
+    const worker = {
+      ...w,
+      args: { ...w.args, csv: dest, target, ...(delimiter !== "," ? { delimiter } : {}) },
+    };
     return Promise.resolve({ ...plan, nodes: plan.nodes.map((n) => (n === node ? { ...n, worker } : n)) });
   } catch (e) {
     return Promise.reject(e);

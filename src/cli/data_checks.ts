@@ -5,9 +5,8 @@
  *
  * @module
  */
-import { isMissingText } from "../tabular/infer.ts";
-import { CsvError, makeTarget, parseCsvText, readCsvFile, type Table } from "../tabular/mod.ts";
-import { InputError } from "./errors.ts";
+import { CsvError, makeTarget, readCsvFile, type Table } from "../tabular/mod.ts";
+import { InputError, UsageError } from "./errors.ts";
 import { printable } from "./escape.ts";
 
 /** Fewest rows with a target the splits can cut: 60% dev in 5 folds, 20% held out, 20% test. */
@@ -24,6 +23,33 @@ export interface DataCheck {
 }
 
 const q = (s: string) => JSON.stringify(printable(s, { max: 60 }));
+
+/** The delimiters `--delimiter` takes (a tab as a real tab, `\t` or `tab`). */
+export const DELIMITERS = [",", ";", "\t", "|"] as const;
+
+/** `--delimiter`'s value as the one character it names, or undefined when not given; anything else refused. */
+export function delimiterFlag(cmd: string, v: unknown): string | undefined {
+  if (v === undefined) return undefined;
+  const d = v === "\\t" || v === "tab" ? "\t" : String(v);
+  if ((DELIMITERS as readonly string[]).includes(d)) return d;
+  throw new UsageError(
+    `arrow ${cmd}: --delimiter must be one of , ; \\t | (a tab as \\t or tab), got ${q(String(v))}`,
+  );
+}
+
+const named = (d: string) => (d === "\t" ? "tabs" : `'${d}'`);
+const flagOf = (d: string) => (d === "\t" ? "'\\t'" : `'${d}'`);
+
+/** Whether the file starts with a UTF-8 byte-order mark (which the reader strips). */
+function hasBom(file: string): boolean {
+  try {
+    using f = Deno.openSync(file);
+    const b = new Uint8Array(3);
+    return f.readSync(b) === 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf;
+  } catch {
+    return false;
+  }
+}
 
 /** The delimiter a header read as one column looks separated by (the commonest of `;`, tab, `|`), or null. */
 function delimiterHint(header: string): string | null {
@@ -53,18 +79,20 @@ export function checkData(
   }
   const names = table.columns.map((c) => c.name);
   const notes: string[] = [], warnings: string[] = [];
+  if (hasBom(file)) notes.push(`${file} starts with a UTF-8 byte-order mark (BOM): stripped before reading`);
+  if (delimiter !== undefined && delimiter !== ",") {
+    notes.push(`columns read as separated by ${named(delimiter)}`);
+  }
   if (names.length === 1) {
     const hint = delimiterHint(names[0]!);
-    if (hint) {
+    if (hint && hint !== delimiter) {
       throw new InputError(
         `arrow ${cmd}: ${file}:1: read as one column ${q(names[0]!)}: it looks separated by ${
-          hint === "\t" ? "tabs" : `'${hint}'`
-        }, not commas`,
-        [
-          delimiter === undefined
-            ? "arrow reads comma-separated files: save it with commas (e.g. a spreadsheet's CSV export)"
-            : `it was read with --delimiter ${q(delimiter)}`,
-        ],
+          named(hint)
+        }, not ${delimiter === undefined ? "commas" : named(delimiter)}`,
+        [`read it with --delimiter ${
+          flagOf(hint)
+        } (or save it with commas, e.g. a spreadsheet's CSV export)`],
       );
     }
   }
@@ -116,10 +144,12 @@ export function checkData(
       } rows each; results on so few rows are noise`,
     );
   }
-  const col = table.columns.find((c) => c.name === target)!;
-  if (col.kind === "boolean") {
-    const raw = rawLabels(file, target, delimiter);
-    if (raw.length) notes.push(`target ${q(target)} read as yes/no: ${raw.join(", ")}`);
+  // A yes/no target keeps the file's own words as its class labels (predictions and the report use them).
+  if (table.columns.find((c) => c.name === target)!.kind === "boolean") {
+    notes.push(
+      `target ${q(target)} is yes/no: its classes keep the file's labels ${t.classes.map(q).join(" and ")} ` +
+        `(the positive class is ${q(t.classes[1]!)})`,
+    );
   }
   for (const c of table.columns) {
     if (c.name === target) continue;
@@ -129,24 +159,8 @@ export function checkData(
       ? c.values.map((v) => (v === null ? NaN : 0))
       : Array.from(c.values);
     if (values.every(Number.isNaN)) {
-      notes.push(
-        `column ${q(c.name)} is empty on every row: it carries no information (read as all missing)`,
-      );
+      notes.push(`column ${q(c.name)} is empty on every row: dropped (it carries no information)`);
     }
   }
   return { table, notes, warnings };
-}
-
-/** How each raw label of a yes/no target was read (`yes → true`), in the file's own spelling. */
-function rawLabels(file: string, target: string, delimiter?: string): string[] {
-  try {
-    const raw = parseCsvText(Deno.readTextFileSync(file), file, delimiter ? { delimiter } : {});
-    const j = raw.header.indexOf(target);
-    const seen = new Set<string>();
-    for (const r of raw.rows) if (!isMissingText(r[j]!)) seen.add(r[j]!.trim());
-    const truthy = new Set(["true", "t", "yes", "y"]);
-    return [...seen].sort().map((s) => `${q(s)} → ${truthy.has(s.toLowerCase()) ? "true" : "false"}`);
-  } catch {
-    return [];
-  }
 }

@@ -70,6 +70,7 @@ Options:
   --data <file.csv>  Your own data set instead of the generated one (the real path; needs --target; without
                      a plan or --scenario it runs the seed plan on it)
   --target <column>  The column to predict in --data
+  --delimiter <c>    What separates --data's columns: , ; \\t (or tab) | (default ,)
 
 Built-in real workers (plan: worker: {type: builtin, name: …}):
   ${BUILTIN_WORKERS.join(", ")}.
@@ -157,6 +158,7 @@ export async function main(argv: string[]): Promise<number> {
     host: { type: "string" },
     data: { type: "string" },
     target: { type: "string" },
+    delimiter: { type: "string" },
     unsandboxed: { type: "boolean" },
     runtime: { type: "string" },
     live: { type: "boolean" },
@@ -179,7 +181,9 @@ export async function main(argv: string[]): Promise<number> {
     throw new UsageError("arrow run: --port, --host, --token, --no-token and --allow-host need --serve");
   }
   if (values.data && !values.target) throw new UsageError("arrow run: --data needs --target <column>");
-  if (values.target && !values.data) throw new UsageError("arrow run: --target needs --data <file.csv>");
+  for (const f of ["target", "delimiter"]) {
+    if (values[f] && !values.data) throw new UsageError(`arrow run: --${f} needs --data <file.csv>`);
+  }
   if (values.node && !values.live) throw new UsageError("arrow run: --node needs --live");
   const runtime = values.runtime as string | undefined;
   if (runtime !== undefined && runtime !== "local" && runtime !== "slurm") {
@@ -211,6 +215,7 @@ export async function main(argv: string[]): Promise<number> {
     host: values.host as string | undefined,
     data: values.data as string | undefined,
     target: values.target as string | undefined,
+    delimiter: (await import("./data_checks.ts")).delimiterFlag("run", values.delimiter),
     unsandboxed: values.unsandboxed === true,
     ...(runtime ? { runtime: runtime as Runtime } : {}),
     liveNode: values.node as string | undefined,
@@ -230,6 +235,7 @@ export interface RunOptions {
   host?: string;
   data?: string;
   target?: string;
+  delimiter?: string;
   unsandboxed: boolean;
   /** --runtime: where long nodes run, overriding the plan's resources.runtime. */
   runtime?: Runtime;
@@ -264,7 +270,7 @@ export async function runResolved(res: Resolved, o: RunOptions): Promise<number>
   let plan = res.plan;
   if (o.data) {
     const data = await import("./data.ts");
-    plan = await data.withUserData(plan, o.data, o.target!, runDir);
+    plan = await data.withUserData(plan, o.data, o.target!, runDir, o.delimiter);
   }
   Deno.mkdirSync(runDir, { recursive: true });
   o.onRunDir?.(runDir);
@@ -391,12 +397,7 @@ export function recordEnd(
   return false;
 }
 
-export function printOutcome(
-  final: RunState,
-  runDir: string,
-  json: boolean,
-  quiet: boolean,
-): number {
+export function printOutcome(final: RunState, runDir: string, json: boolean, quiet: boolean): number {
   if (json) {
     const incidents = readIncidents(runDir).map((i) => ({
       tick: i.tick,

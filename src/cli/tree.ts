@@ -29,13 +29,14 @@ import { onInterrupt } from "./interrupt.ts";
 import { findBwrap } from "./sandbox.ts";
 import { startDashboard, untilInterrupted } from "./serve.ts";
 import { exists, resolveRunDir } from "./rundir.ts";
-import { checkData } from "./data_checks.ts";
-import { addDataNotes } from "./tree_runs.ts";
+import { checkData, delimiterFlag } from "./data_checks.ts";
+import { addDataNotes, nothingToResume } from "./tree_runs.ts";
 
 export { help } from "./tree_help.ts";
 
 const FLAGS = {
   data: { type: "string" },
+  delimiter: { type: "string" },
   target: { type: "string" },
   metric: { type: "string" },
   cycles: { type: "string" },
@@ -102,6 +103,7 @@ function resolveRun(arg: string, runsDir: string): string {
 /** Flags that shape a new run; a resumed run goes on as it began, so giving one is refused, never ignored. */
 const FIXED_AT_START = [
   "data",
+  "delimiter",
   "start",
   "target",
   "metric",
@@ -235,7 +237,10 @@ export async function main(argv: string[]): Promise<number> {
     console.error("note: bubblewrap is not available; executors run under Deno's permissions alone");
   }
   // The file is read and checked before the run directory exists, so bad data leaves nothing behind.
-  const checked = resume ? null : checkData("tree", values.data as string, values.target as string);
+  const delimiter = delimiterFlag("tree", values.delimiter);
+  const checked = resume
+    ? null
+    : checkData("tree", values.data as string, values.target as string, { delimiter });
   if (checked && !json) {
     for (const n of checked.notes) console.error(`note: ${n}`);
     for (const w of checked.warnings) console.error(`warning: ${w}`);
@@ -250,6 +255,10 @@ export async function main(argv: string[]): Promise<number> {
     await slurm?.close();
     if (e instanceof LockedError) throw new InputError(`arrow tree: ${e.message}`);
     throw e;
+  }
+  if (resume && nothingToResume(runDir, json)) {
+    lock.release();
+    return 0;
   }
   const id = basename(runDir);
   const feeds = new Feeds();
@@ -297,6 +306,7 @@ export async function main(argv: string[]): Promise<number> {
         runDir,
         data: resolve(values.data as string),
         target: values.target as string,
+        delimiter,
         metric,
         cycles,
         executors,

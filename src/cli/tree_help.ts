@@ -7,7 +7,7 @@ import { Z_GATE } from "../tree/step.ts";
 
 export const help = `Usage: arrow tree --data FILE.csv --target COLUMN [options]
        arrow tree --resume RUN [--json] [--serve]
-       arrow tree predict RUN|latest NEW.csv [-o OUT.csv] [--runs-dir DIR]
+       arrow tree predict RUN|latest NEW.csv [-o OUT.csv] [--delimiter C] [--runs-dir DIR]
 
 Grows a tree of feature-engineering hypotheses on your CSV, Arbor-style. The data is cut once, seeded and
 stratified, into dev rows (k-fold cross-validation: all any hypothesis ever sees), held-out rows (read only by
@@ -29,6 +29,7 @@ Everything is persisted in SQLite every step: after a crash, --resume continues 
 
 Options:
   --data <file.csv>        The data (header line; missing: empty, NA, ?, NaN)
+  --delimiter <c>          What separates its columns: , ; \\t (or tab) | (default ,)
   --target <column>        The column to predict (task inferred: regression, binary, multiclass)
   --metric <m>             accuracy | auc | logloss (classification), r2 | rmse | mae (regression);
                            default accuracy or r2

@@ -12,11 +12,23 @@ import { chain, loadSteps, parseArtifact, StepError } from "../tree/execute/harn
 import { parse } from "./args.ts";
 import { InputError, UsageError } from "./errors.ts";
 import { printable } from "./escape.ts";
+import { delimiterFlag } from "./data_checks.ts";
 
 const FLAGS = {
   output: { type: "string", short: "o" },
   "runs-dir": { type: "string" },
+  delimiter: { type: "string" },
 } as const;
+
+/** The delimiter the run read its CSV with (state.json's config), "," when it says none. */
+function runDelimiter(runDir: string): string {
+  try {
+    const d = JSON.parse(Deno.readTextFileSync(`${runDir}/state.json`))?.config?.delimiter;
+    return typeof d === "string" && d.length === 1 ? d : ",";
+  } catch {
+    return ",";
+  }
+}
 
 /** The newest tree run in `runsDir` that saved a model. */
 function latest(runsDir: string): string {
@@ -79,9 +91,18 @@ export async function predictMain(argv: string[]): Promise<number> {
   }
   const runsDir = resolve((values["runs-dir"] as string | undefined) ?? "runs");
   const runDir = runDirOf(positionals[0]!, runsDir);
+  const given = delimiterFlag("tree predict", values.delimiter);
+  const delimiter = given ?? runDelimiter(runDir);
+  if (given === undefined && delimiter !== ",") {
+    console.error(
+      `note: columns read as separated by ${
+        JSON.stringify(delimiter)
+      }, as the run's CSV was (--delimiter to change)`,
+    );
+  }
   let out;
   try {
-    out = await predictFile(runDir, positionals[1]!, librarySteps);
+    out = await predictFile(runDir, positionals[1]!, librarySteps, delimiter);
   } catch (e) {
     if (
       e instanceof PredictError || e instanceof CsvError || e instanceof TransformError ||

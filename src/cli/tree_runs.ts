@@ -6,11 +6,14 @@
  * @module
  */
 import { canonical, canonicalPretty } from "../model/json.ts";
+import { Redactor } from "../llm/redact.ts";
 import { chainProblem } from "../record/blackbox.ts";
 import { readHead } from "../record/chain.ts";
 import { mdInline } from "../record/md_escape.ts";
 import { parseReplay } from "../record/replay.ts";
-import { TREE_FILES } from "../tree/blackbox.ts";
+import { money } from "../record/usage_section.ts";
+import { TREE_FILES, TreeBlackBox } from "../tree/blackbox.ts";
+import { rowsUsed, summarize } from "../tree/report.ts";
 import { foldEvents, step } from "../tree/step.ts";
 import { TreeStore } from "../tree/store.ts";
 import type { TreeEvent, TreeState } from "../tree/types.ts";
@@ -25,6 +28,48 @@ export function isTreeRun(runDir: string): boolean {
 
 const NOTES_HEADING = "## Data as read";
 
+const LLM_HEADING = "## LLM use";
+
+/** The LLM ideator's calls (logs/llm.jsonl, one line per call), tokens and cost when the API reported one. */
+function llmSection(runDir: string): string | null {
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(`${runDir}/logs/llm.jsonl`);
+  } catch {
+    return null;
+  }
+  let calls = 0, tokens = 0, cost: number | null = null;
+  for (const line of text.split("\n")) {
+    let r: { tokens?: unknown; cost?: unknown };
+    try {
+      r = JSON.parse(line);
+    } catch {
+      continue; // a torn last line
+    }
+    calls++;
+    if (typeof r.tokens === "number" && Number.isFinite(r.tokens)) tokens += r.tokens;
+    if (typeof r.cost === "number" && Number.isFinite(r.cost)) cost = (cost ?? 0) + r.cost;
+  }
+  if (!calls) return null;
+  return [
+    LLM_HEADING,
+    "",
+    "| ideator calls | tokens | cost |",
+    "|---|---|---|",
+    `| ${calls} | ${tokens} | ${cost === null ? "â€” (not reported by the API)" : money(cost)} |`,
+    "",
+  ].join("\n");
+}
+
+/** The sections arrow tree adds to the store's report: the data as read, then the LLM ideator's use. */
+function extraSections(runDir: string, text: string): string | null {
+  const parts = [
+    text.includes(NOTES_HEADING) ? null : dataSection(runDir),
+    text.includes(LLM_HEADING) ? null : llmSection(runDir),
+  ].filter((p): p is string => p !== null);
+  return parts.length ? parts.join("\n") : null;
+}
+
 /** The decisions made reading the user's CSV (run.json's data_notes, written by arrow tree) as a section. */
 function dataSection(runDir: string): string | null {
   let notes: unknown;
@@ -34,20 +79,23 @@ function dataSection(runDir: string): string | null {
     return null;
   }
   if (!Array.isArray(notes) || !notes.length) return null;
-  return [NOTES_HEADING, "", ...notes.map((n) => `- ${mdInline(String(n), { max: 400 })}`), ""].join("\n");
+  const keys = new Redactor([]);
+  return [NOTES_HEADING, "", ...notes.map((n) => `- ${mdInline(keys.text(String(n)), { max: 400 })}`), ""]
+    .join(
+      "\n",
+    );
 }
 
 /**
- * Appends the data section to report/report.md unless it is there: the tree's black box rewrites the report
+ * Appends the data and LLM-use sections to report/report.md unless they are there: the tree's black box rewrites the report
  * from the store at each finished step, and the store does not hold what the CLI decided reading the CSV.
  */
 export function addDataNotes(runDir: string): void {
   const path = `${runDir}/${TREE_FILES.report}`;
-  const section = dataSection(runDir);
-  if (!section) return;
   try {
     const text = Deno.readTextFileSync(path);
-    if (!text.includes(NOTES_HEADING)) Deno.writeTextFileSync(path, `${text.trimEnd()}\n\n${section}`);
+    const section = extraSections(runDir, text);
+    if (section) Deno.writeTextFileSync(path, `${text.trimEnd()}\n\n${section}`);
   } catch {
     // no report yet: the next finished step writes one, and arrow report adds the section when it prints
   }
@@ -57,7 +105,7 @@ export function addDataNotes(runDir: string): void {
 export function treeReport(runDir: string): string {
   try {
     const text = Deno.readTextFileSync(`${runDir}/${TREE_FILES.report}`);
-    const section = text.includes(NOTES_HEADING) ? null : dataSection(runDir);
+    const section = extraSections(runDir, text);
     return section ? `${text.trimEnd()}\n\n${section}` : text;
   } catch {
     throw new InputError(`arrow report: ${runDir}/${TREE_FILES.report} is missing`, [
@@ -94,7 +142,7 @@ const f4 = (x: number | null | undefined) => (x === null || x === undefined ? "â
 function describe(s: TreeState, ev: TreeEvent): string | null {
   switch (ev.e) {
     case "init":
-      return `start: ${s.dataset.rows} rows, target ${
+      return `start: ${rowsUsed(s.dataset)}, target ${
         printable(s.dataset.target)
       } (${s.dataset.task}), ${s.config.metric}`;
     case "proposed":
@@ -182,4 +230,41 @@ export function treeReplay(runDir: string, o: { check: boolean; json: boolean })
     );
   }
   return 0;
+}
+
+/**
+ * `arrow tree --resume` (and `arrow resume`) on a tree run that already has its verdict: nothing runs. Its
+ * files are rewritten from the store (so a lost report or state.json comes back, as resume promises) and
+ * it says so plainly; returns false when the run is not finished (the caller resumes it). Holds no lock:
+ * the caller does.
+ */
+export function nothingToResume(runDir: string, json: boolean): boolean {
+  const store = TreeStore.open(`${runDir}/${TREE_FILES.db}`);
+  try {
+    const events = store.events();
+    const { state } = foldEvents(events);
+    if (state.verdict === null || state.pending !== null) return false;
+    const files = Object.values(TREE_FILES).filter((f) => f !== TREE_FILES.db);
+    const read = () =>
+      files.map((f) => (exists(`${runDir}/${f}`) ? Deno.readTextFileSync(`${runDir}/${f}`) : null));
+    const before = read();
+    const incidents = store.incidents();
+    new TreeBlackBox(runDir).rebuild(events, events.map((_, i) => i), incidents, state);
+    addDataNotes(runDir);
+    const repaired = read().some((t, i) => t !== before[i]);
+    if (json) {
+      console.log(JSON.stringify({ ...summarize(state, runDir, incidents), resumed: false, repaired }));
+    } else {
+      console.log(
+        `${
+          printable(runDir)
+        } already finished at step ${state.tick} with ${state.verdict}; nothing to resume${
+          repaired ? " (its files were rebuilt from its store, tree.db)" : ""
+        }. See: arrow report ${printable(runDir)}`,
+      );
+    }
+    return true;
+  } finally {
+    store.close();
+  }
 }

@@ -52,8 +52,12 @@ const QUOTE = 34, CR = 13, LF = 10, SPACE = 32, TAB = 9;
 
 /** Shows untrusted text in a message: quoted, escaped to one line, at most 40 characters. */
 export function shown(s: string): string {
-  // JSON.stringify escapes quotes and every control character, so the text cannot break the message.
-  return JSON.stringify(s.length > 40 ? s.slice(0, 40) + "…" : s);
+  // JSON.stringify escapes quotes and the C0 controls; C1 controls, line separators and bidi overrides it
+  // leaves, so they are escaped too: the text cannot break or reorder the message.
+  return JSON.stringify(s.length > 40 ? s.slice(0, 40) + "…" : s).replace(
+    /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 /** Splits CSV text into a header and rows; `delimiter` is one character (default ","). */

@@ -98,6 +98,7 @@ export function buildColumn(
     case "boolean": {
       const values = new Float64Array(n);
       const parse = kind === "numeric" ? parseNumber : parseBoolean;
+      const labels: [string | null, string | null] = [null, null];
       for (let i = 0; i < n; i++) {
         const c = cells[i];
         if (c === null || c === undefined) values[i] = NaN;
@@ -105,9 +106,11 @@ export function buildColumn(
           const v = parse(c);
           if (!Number.isFinite(v)) bad(i, kind === "numeric" ? "numeric" : "boolean");
           values[i] = v;
+          if (kind === "boolean") labels[v] ??= c.trim();
         }
       }
-      return { kind, name, values };
+      if (kind === "numeric") return { kind, name, values };
+      return { kind, name, values, labels: [labels[0] ?? "false", labels[1] ?? "true"] };
     }
     case "categorical": {
       const levels = sortedLevels(cells.filter((c): c is string => c !== null));

@@ -20,6 +20,11 @@ export interface BooleanColumn {
   name: string;
   /** 1 true, 0 false, NaN missing. */
   values: Float64Array;
+  /**
+   * The file's own words for false and true (`["no", "yes"]`), the first spelling of each met; written back
+   * by writeCsv and used as a target's class labels, so no `yes` silently becomes `true`. Absent: false/true.
+   */
+  labels?: [string, string];
 }
 
 export interface CategoricalColumn {

@@ -1,7 +1,8 @@
 /**
  * The target column → a task and a label vector. The task rule (a caller may force one):
  *
- * - boolean column → **binary** (false = class 0, true = class 1);
+ * - boolean column → **binary** (false = class 0, true = class 1), the classes named by the file's own words
+ *   (`no`, `yes`), never renamed `false`/`true`;
  * - categorical or text column → **binary** with 2 distinct values, **multiclass** with 3–100;
  * - numeric column → **binary** with exactly 2 distinct values; **multiclass** when every value is an
  *   integer, there are 3–10 distinct values and each appears on average at least 20 times (a label code,
@@ -39,7 +40,7 @@ export function makeTarget(table: Table, name: string, task?: Task): Target {
   let inferred: Task;
   if (col.kind === "boolean") {
     y.set(col.values);
-    classes = ["false", "true"];
+    classes = col.labels ? [...col.labels] : ["false", "true"];
     inferred = "binary";
   } else if (col.kind === "categorical" || col.kind === "text") {
     const raw = col.kind === "categorical"

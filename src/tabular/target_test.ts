@@ -8,8 +8,10 @@ const col = (name: string, cells: (string | number)[]) =>
 Deno.test("makeTarget() infers binary from two values, booleans and two-level text", () => {
   equal(makeTarget(col("y", [0, 1, 1, 0]), "y").task, "binary");
   const b = makeTarget(col("y", ["yes", "no", "NA", "yes"]), "y");
-  deepEqual([b.task, b.classes, Array.from(b.usable)], ["binary", ["false", "true"], [0, 1, 3]]);
+  // The file's own words are the labels: yes/no never becomes true/false.
+  deepEqual([b.task, b.classes, Array.from(b.usable)], ["binary", ["no", "yes"], [0, 1, 3]]);
   deepEqual(Array.from(b.y.slice(0, 2)), [1, 0]);
+  deepEqual(makeTarget(col("y", ["T", "F", "T"]), "y").classes, ["F", "T"]);
   const s = makeTarget(col("y", ["cat", "dog", "cat"]), "y");
   deepEqual([s.task, s.classes], ["binary", ["cat", "dog"]]);
 });

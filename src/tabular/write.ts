@@ -1,6 +1,6 @@
 /**
  * Table → CSV text that `readTable` reads back to the same values: a missing cell is empty, numbers print in
- * JavaScript's shortest round-trip form, booleans as `true`/`false`, and a cell is quoted (quotes doubled)
+ * JavaScript's shortest round-trip form, booleans in the file's own words (`yes`/`no`; else `true`/`false`), and a cell is quoted (quotes doubled)
  * when it holds a comma, quote, line break or edge space. Used to hand an executor only the rows it may see.
  *
  * @module
@@ -20,7 +20,8 @@ export function writeCsv(table: Table, rows?: ArrayLike<number>): string {
     lines.push(
       table.columns.map((c) => {
         const v = cellValue(c, r);
-        return v === null ? "" : quote(String(v));
+        if (v === null) return "";
+        return quote(c.kind === "boolean" && c.labels ? c.labels[v ? 1 : 0] : String(v));
       }).join(","),
     );
   }

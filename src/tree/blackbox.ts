@@ -13,6 +13,7 @@ import { canonical, canonicalPretty } from "../model/json.ts";
 import type { Incident } from "../model/state.ts";
 import { Chain, GENESIS, writeHead } from "../record/chain.ts";
 import { appendDurable, writeAtomic } from "../runtime/atomic.ts";
+import { Redactor } from "../llm/redact.ts";
 import { renderTreeReport } from "./report.ts";
 import type { TreeEvent, TreeState } from "./types.ts";
 
@@ -23,6 +24,9 @@ export const TREE_FILES = {
   report: "report/report.md",
   db: "tree.db",
 } as const;
+
+/** Redacts by pattern only (the run's own secret values never reach the state the report is made from). */
+const KEYS = new Redactor([]);
 
 export class TreeBlackBox {
   readonly #incidents: Incident[] = [];
@@ -73,7 +77,8 @@ export class TreeBlackBox {
     this.report(state, incidents);
   }
 
+  /** The report for people, with anything key-like (an `sk-…` in a CSV value an LLM echoed) redacted. */
   report(state: TreeState, incidents: readonly Incident[]): void {
-    writeAtomic(this.#path("report"), renderTreeReport(state, incidents), false);
+    writeAtomic(this.#path("report"), KEYS.text(renderTreeReport(state, incidents)), false);
   }
 }

@@ -92,22 +92,34 @@ export function idLike(col: Column, nRows: number): boolean {
   return col.kind === "numeric" ? max - min + 1 === nRows : col.kind === "categorical" || col.kind === "text";
 }
 
+function allMissing(col: Column, nRows: number): boolean {
+  for (let i = 0; i < nRows; i++) if (cellValue(col, i) !== null) return false;
+  return true;
+}
+
 /** Reads the user's CSV and fixes the task; CsvError (file:line) and RangeError for what cannot be used. */
 export function loadData(
   file: string,
   targetName: string,
-  opts: { seed: number; metric?: MetricName; folds?: number },
+  opts: { seed: number; metric?: MetricName; folds?: number; delimiter?: string },
 ): TreeData {
   const bytes = Deno.readFileSync(file);
-  const read = readCsvFile(file);
+  const read = readCsvFile(file, opts.delimiter ? { delimiter: opts.delimiter } : {});
   const task = makeTask(read, targetName, { seed: opts.seed, metric: opts.metric, folds: opts.folds ?? 5 });
-  // An identifier column is no feature (target-encoding it memorises rows): left out before anything runs.
-  const dropped = read.columns.filter((c) => c.name !== targetName && idLike(c, read.nRows)).map((c) => ({
-    column: c.name,
-    reason: c.kind === "numeric"
-      ? "id-like: a consecutive integer counter, unique per row"
-      : "id-like: a value unique per row, with no spaces (an identifier, not a category)",
-  }));
+  // An empty column carries nothing, and an identifier column is no feature (target-encoding it memorises
+  // rows): both are left out before anything runs, and the report says so.
+  const dropped = read.columns.filter((c) => c.name !== targetName).flatMap((c) =>
+    allMissing(c, read.nRows)
+      ? [{ column: c.name, reason: "empty on every row: no value to learn from" }]
+      : idLike(c, read.nRows)
+      ? [{
+        column: c.name,
+        reason: c.kind === "numeric"
+          ? "id-like: a consecutive integer counter, unique per row"
+          : "id-like: a value unique per row, with no spaces (an identifier, not a category)",
+      }]
+      : []
+  );
   const table: Table = dropped.length
     ? { nRows: read.nRows, columns: read.columns.filter((c) => !dropped.some((d) => d.column === c.name)) }
     : read;

@@ -117,7 +117,7 @@ function write(
       name: c.name,
       kind: c.kind,
     })),
-    id_columns: data.info.dropped?.map((d) => d.column) ?? [],
+    id_columns: data.info.dropped?.filter((d) => d.reason.startsWith("id-like")).map((d) => d.column) ?? [],
     fit_on: "dev+heldout",
     fit_rows: task.splits.dev.length + task.splits.heldout.length,
     final_test: finalTest,

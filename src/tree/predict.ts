@@ -123,7 +123,11 @@ function csvCell(v: string): string {
 }
 
 /** Reads `file` for the model: missing columns are named (an error), extra ones returned (ignored). */
-function readInput(file: string, m: ModelManifest): { table: Table; ignored: string[]; ids: string[] } {
+function readInput(
+  file: string,
+  m: ModelManifest,
+  delimiter: string,
+): { table: Table; ignored: string[]; ids: string[] } {
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(Deno.readFileSync(file));
@@ -135,7 +139,7 @@ function readInput(file: string, m: ModelManifest): { table: Table; ignored: str
       : String(e);
     throw new PredictError(`${file}: Cannot read the CSV: ${why}`);
   }
-  const header = parseCsvText(text, file).header;
+  const header = parseCsvText(text, file, { delimiter }).header;
   const want = new Set(m.columns.map((c) => c.name));
   const missing = m.columns.map((c) => c.name).filter((n) => !header.includes(n));
   if (missing.length) {
@@ -150,7 +154,7 @@ function readInput(file: string, m: ModelManifest): { table: Table; ignored: str
   const types: Record<string, ColumnKind> = {};
   for (const c of m.columns) types[c.name] = c.kind as ColumnKind;
   for (const c of ids) types[c] = "text";
-  return { table: readTable(text, file, { types }), ignored, ids };
+  return { table: readTable(text, file, { types, delimiter }), ignored, ids };
 }
 
 /**
@@ -159,12 +163,17 @@ function readInput(file: string, m: ModelManifest): { table: Table; ignored: str
  */
 export type LoadSteps = (artifactDir: string, target: string) => Promise<FeatureTransform<unknown[]>>;
 
-/** Predictions of the run's model for every row of `file`, as CSV text. */
-export async function predictFile(runDir: string, file: string, loadSteps: LoadSteps): Promise<Predicted> {
+/** Predictions of the run's model for every row of `file` (columns separated by `delimiter`), as CSV text. */
+export async function predictFile(
+  runDir: string,
+  file: string,
+  loadSteps: LoadSteps,
+  delimiter = ",",
+): Promise<Predicted> {
   const m = readManifest(runDir);
   checkTrusted(runDir, m);
   const dir = modelDir(runDir);
-  const { table: input, ignored, ids } = readInput(file, m);
+  const { table: input, ignored, ids } = readInput(file, m, delimiter);
   const table: Table = {
     nRows: input.nRows,
     columns: m.columns.map((c) => input.columns.find((x) => x.name === c.name)!),

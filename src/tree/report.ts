@@ -242,6 +242,14 @@ function gateTable(s: TreeState): string[] {
   ];
 }
 
+/** The rows the run used, after rows with no target were dropped: "720 of 800 rows used, 80 dropped: …". */
+export function rowsUsed(d: TreeState["dataset"]): string {
+  const used = d.dev + d.heldout + d.test;
+  return used === d.rows
+    ? `${d.rows} rows`
+    : `${used} of ${d.rows} rows used, ${d.rows - used} dropped: missing target`;
+}
+
 export function renderTreeReport(s: TreeState, incidents: readonly Incident[] = []): string {
   const root = s.nodes[s.order[0]!]!;
   const best = s.nodes[s.incumbent ?? root.id]!;
@@ -249,9 +257,9 @@ export function renderTreeReport(s: TreeState, incidents: readonly Incident[] = 
   const lines = [
     `# Tree run — ${mdInline(s.scenario)}`,
     "",
-    `Data: ${
-      mdInline(d.file)
-    } — ${d.rows} rows (${d.dev} dev in ${d.folds} folds, ${d.heldout} held out, ${d.test} test), ` +
+    `Data: ${mdInline(d.file)} — ${
+      rowsUsed(d)
+    } (${d.dev} dev in ${d.folds} folds, ${d.heldout} held out, ${d.test} test), ` +
     `target ${mdInline(d.target)} (${d.task}); metric ${s.config.metric} (${s.config.direction}).`,
     `Search ${s.config.search}, ideator ${s.config.ideator}, insights ${s.config.insights ? "on" : "off"}, ` +
     `${s.config.cycles} cycles × ${s.config.executors} executors, seed ${s.config.seed}.`,

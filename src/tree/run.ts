@@ -32,6 +32,8 @@ export interface TreeRunOptions {
   runsDir: string | null;
   data: string;
   target: string;
+  /** The CSV's delimiter (default ","). */
+  delimiter?: string;
   metric?: MetricName;
   cycles: number;
   executors: number;
@@ -124,7 +126,8 @@ function world(
 
 /** Starts a new run in `o.runDir` (which must not hold one) and drives it. */
 export async function startTree(o: TreeRunOptions): Promise<TreeOutcome> {
-  const data = loadData(o.data, o.target, { seed: o.seed, metric: o.metric });
+  const delimiter = o.delimiter && o.delimiter !== "," ? o.delimiter : undefined;
+  const data = loadData(o.data, o.target, { seed: o.seed, metric: o.metric, delimiter });
   Deno.mkdirSync(o.runDir, { recursive: true });
   writeDataFiles(o.runDir, data, o.seed);
   writeSplitsFile(o.runDir, data, o.seed);
@@ -142,6 +145,7 @@ export async function startTree(o: TreeRunOptions): Promise<TreeOutcome> {
     observeMs: o.observeMs,
     wallMs: o.wallMs,
     toolkit: toolkitSpecifier(o.runDir),
+    ...(delimiter ? { delimiter } : {}),
     ...(o.start && o.start.kind !== "default"
       ? {
         start: {
@@ -196,6 +200,7 @@ export async function resumeTree(
     const data = loadData(state.dataset.file, state.dataset.target, {
       seed: state.config.seed,
       metric: state.config.metric,
+      delimiter: state.config.delimiter,
     });
     for (const k of ["data_hash", "split_hash"] as const) {
       if (data.info[k] !== state.dataset[k]) {

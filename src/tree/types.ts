@@ -152,7 +152,7 @@ export interface DatasetInfo {
   columns: ColumnInfo[];
   data_hash: string;
   split_hash: string;
-  /** Columns left out before anything ran (an id-like column: unique per row), and why. */
+  /** Columns left out before anything ran (empty on every row, or id-like: unique per row), and why. */
   dropped?: { column: string; reason: string }[];
 }
 
@@ -174,6 +174,8 @@ export interface TreeConfig {
   wallMs: number;
   /** The tabular toolkit's mod.ts, relative to a node's steps/ directory (what step modules import). */
   toolkit: string;
+  /** The CSV's delimiter when it is not a comma (`--delimiter`); a resumed run re-reads the file with it. */
+  delimiter?: string;
   /** The starting artifact when it is not the default (`--start weak` or an artifact file). */
   start?: { kind: "weak" | "file"; file?: string; model: Partial<GbdtParams>; steps: StepFile[] };
 }

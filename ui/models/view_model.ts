@@ -9,6 +9,7 @@ import { action, computed, createModel, signal } from "@preact/signals";
 import type { Plan } from "../../src/graph/types.ts";
 import type { RunState } from "../../src/model/state.ts";
 import { renderReport } from "../../src/record/report.ts";
+import { usageTotals } from "../../src/record/usage_section.ts";
 import { metricsOf } from "../../src/server/metrics.ts";
 import { layoutPlan } from "../lib/layout.ts";
 import { sentencesUpTo } from "../lib/narration.ts";
@@ -35,9 +36,11 @@ export const ViewModel = createModel((run: RunModel, player: PlayerModel) => {
   );
   const report = computed(() =>
     state.value
-      ? renderReport(state.value, placed.value.map((p) => p.incident), run.summary.value?.usage ?? undefined)
+      ? renderReport(state.value, placed.value.map((p) => p.incident), run.usage.value ?? undefined)
       : ""
   );
+  /** LLM calls, tokens and cost so far (the header's live figure); null when no node used any. */
+  const llm = computed(() => (state.value ? usageTotals(state.value, run.usage.value ?? undefined) : null));
   const selected = signal<number | null>(null);
   const opened = computed(() => placed.value.find((p) => p.seq === selected.value) ?? null);
 
@@ -49,6 +52,7 @@ export const ViewModel = createModel((run: RunModel, player: PlayerModel) => {
     narration,
     metrics,
     report,
+    llm,
     selected,
     opened,
     select: action((seq: number | null) => {

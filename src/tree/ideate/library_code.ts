@@ -149,7 +149,8 @@ function ys(r: Row): number[] | null {
   const y = r[TARGET];
   if (y === null || y === undefined) return null;
   if (CLASSES.length === 0) return typeof y === "number" ? [y] : null;
-  const s = String(y);
+  // A yes/no target arrives as a boolean; its classes are the file's own words, false first.
+  const s = typeof y === "boolean" ? CLASSES[y ? 1 : 0] : String(y);
   return CLASSES.length === 2 ? [s === CLASSES[1] ? 1 : 0] : CLASSES.map((c) => (s === c ? 1 : 0));
 }
 

@@ -54,7 +54,15 @@ export interface LlmIdeatorOptions {
   maxTokens?: number;
   /** Receives each call's prompt and reply (bounded) for the run's log. */
   log?: (
-    record: { parent: string; prompt: string; reply: string; tokens: number; problem: string | null },
+    record: {
+      parent: string;
+      prompt: string;
+      reply: string;
+      tokens: number;
+      /** What the API reported the call cost, null when it did not. */
+      cost: number | null;
+      problem: string | null;
+    },
   ) => void;
 }
 
@@ -76,10 +84,14 @@ export function userPrompt(s: TreeState, parent: string, extra: string[]): strin
     ? branchInsights(s.nodes, parent).slice(-20).map((l) => `- ${l.insight.sentence}`)
     : [];
   const tried = [...p.children.map((c) => s.nodes[c]!.hypothesis?.text ?? ""), ...extra].filter(Boolean);
+  // A yes/no target keeps the file's words as its classes, but rows carry it as a boolean.
+  const yesNo = d.columns.find((c) => c.name === d.target)?.kind === "boolean"
+    ? ` — rows carry it as a boolean, true for ${JSON.stringify(d.classes[1])}`
+    : "";
   return [
     `Target ${JSON.stringify(d.target)} (${d.task}${
       d.classes.length ? `: ${d.classes.slice(0, 20).join(", ")}` : ""
-    }); ` +
+    }${yesNo}); ` +
     `metric ${s.config.metric} (${s.config.direction}); ${d.dev} dev rows in ${d.folds} folds.`,
     "Columns:",
     ...cols,
@@ -160,7 +172,7 @@ export class LlmIdeator implements Ideator {
         role: "user",
         content: prompt,
       }];
-      let reply = "", tokens = 0, problem: string | null = null;
+      let reply = "", tokens = 0, cost: number | null = null, problem: string | null = null;
       try {
         const res = await this.chat.chat({
           model: this.opts.model,
@@ -170,6 +182,7 @@ export class LlmIdeator implements Ideator {
         });
         reply = res.content;
         tokens = res.usage?.total_tokens ?? 0;
+        cost = res.usage?.cost ?? null;
         const parsed = parseReply(s, p, reply, tokens);
         if (parsed.ok) {
           if (!hypotheses.some((h) => h.key === parsed.hypothesis.key)) hypotheses.push(parsed.hypothesis);
@@ -185,6 +198,7 @@ export class LlmIdeator implements Ideator {
         prompt: prompt.slice(0, 4000),
         reply: reply.slice(0, 16_000),
         tokens,
+        cost,
         problem,
       });
     }

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { parseCsv } from "../lib/csv.ts";
+import { parseNumericCsv } from "../../tabular/numeric.ts";
 
 /** sfc32, seeded through splitmix32: a small, well-mixed 32-bit generator. */
 export function rng(seed: number): () => number {
@@ -67,10 +67,18 @@ export interface Split {
   train: number[];
   dev: number[];
   test: number[];
+  /** The CSV's delimiter when it is not a comma (`arrow run --data f.csv --delimiter ';'`); absent: ",". */
+  delimiter?: string;
 }
 
 /** A seeded shuffle of the row indices cut 60/20/20 into train, dev and test (each part sorted). */
-export function makeSplit(rows: number, seed: number, target: string, features: string[]): Split {
+export function makeSplit(
+  rows: number,
+  seed: number,
+  target: string,
+  features: string[],
+  delimiter = ",",
+): Split {
   const next = rng(seed ^ 0x5eed5);
   const idx = Array.from({ length: rows }, (_, i) => i);
   for (let i = rows - 1; i > 0; i--) {
@@ -88,10 +96,14 @@ export function makeSplit(rows: number, seed: number, target: string, features: 
     train: part(0, nTrain),
     dev: part(nTrain, nTrain + nDev),
     test: part(nTrain + nDev, rows),
+    ...(delimiter !== "," ? { delimiter } : {}),
   };
 }
 
-/** split.json bytes: one line, fixed key order, so its sha256 is the split_hash. */
+/**
+ * split.json bytes: one line, fixed key order, so its sha256 is the split_hash. A delimiter other than a
+ * comma is written last, so a comma file's split (and its hash) is what it always was.
+ */
 export function splitJson(s: Split): string {
   return JSON.stringify({
     seed: s.seed,
@@ -101,6 +113,7 @@ export function splitJson(s: Split): string {
     train: s.train,
     dev: s.dev,
     test: s.test,
+    ...(s.delimiter && s.delimiter !== "," ? { delimiter: s.delimiter } : {}),
   }) + "\n";
 }
 
@@ -115,8 +128,8 @@ export interface Dataset {
 
 /** Reads a data CSV and its split file into train/dev/test matrices. */
 export function loadDataset(csvPath: string, splitPath: string): Dataset {
-  const table = parseCsv(Deno.readTextFileSync(csvPath), csvPath);
   const split = JSON.parse(Deno.readTextFileSync(splitPath)) as Split;
+  const table = parseNumericCsv(Deno.readTextFileSync(csvPath), csvPath, split.delimiter ?? ",");
   if (split.rows !== table.rows.length) {
     throw new RangeError(
       `Cannot use ${splitPath}: it splits ${split.rows} rows, ${csvPath} has ${table.rows.length}`,

@@ -5,15 +5,15 @@
  *
  * @module
  */
-import { parseCsv } from "../lib/csv.ts";
+import { parseNumericCsv } from "../../tabular/numeric.ts";
 import { sha256 } from "../lib/files.ts";
 import { makeSplit, type Split, splitJson } from "./data.ts";
 import type { DataRef } from "./locate.ts";
 import { fitOls, predictOls } from "./ols.ts";
 
 export async function dropNoisy(ref: DataRef, fraction: number, scope: string): Promise<DataRef> {
-  const table = parseCsv(Deno.readTextFileSync(ref.csv), ref.csv);
   const split = JSON.parse(Deno.readTextFileSync(ref.split)) as Split;
+  const table = parseNumericCsv(Deno.readTextFileSync(ref.csv), ref.csv, split.delimiter ?? ",");
   const fj = split.features.map((f) => table.columns.indexOf(f));
   const tj = table.columns.indexOf(split.target);
   const X = table.rows.map((r) => fj.map((j) => r[j]!));

@@ -6,7 +6,7 @@
  * @module
  */
 import type { WorkerConfig } from "../lib/config.ts";
-import { parseCsv } from "../lib/csv.ts";
+import { parseNumericCsv } from "../../tabular/numeric.ts";
 import { sha256 } from "../lib/files.ts";
 import { FEATURES, generateCsv, makeSplit, splitJson, TARGET } from "./data.ts";
 import { runFast } from "./fast.ts";
@@ -18,11 +18,12 @@ async function produce(cfg: WorkerConfig): Promise<void> {
   let target = TARGET;
   let features = FEATURES;
   let rows = Number(cfg.args.rows ?? 400);
+  const delimiter = typeof cfg.args.delimiter === "string" ? cfg.args.delimiter : ",";
   if (typeof cfg.args.csv === "string") {
     const file = cfg.args.csv;
     // The user's bytes are kept as they are, so data_hash is the sha256 of their file.
     csv = Deno.readFileSync(file);
-    const table = parseCsv(new TextDecoder().decode(csv), file);
+    const table = parseNumericCsv(new TextDecoder().decode(csv), file, delimiter);
     target = String(cfg.args.target);
     if (!table.columns.includes(target)) throw new RangeError(`${file}:1: no column "${target}"`);
     features = table.columns.filter((c) => c !== target);
@@ -30,7 +31,7 @@ async function produce(cfg: WorkerConfig): Promise<void> {
   } else {
     csv = generateCsv(seed, rows);
   }
-  const split = splitJson(makeSplit(rows, seed, target, features));
+  const split = splitJson(makeSplit(rows, seed, target, features, delimiter));
   if (typeof csv === "string") Deno.writeTextFileSync(`${cfg.scope}/data.csv`, csv);
   else Deno.writeFileSync(`${cfg.scope}/data.csv`, csv);
   Deno.writeTextFileSync(`${cfg.scope}/split.json`, split);

@@ -1,0 +1,33 @@
+/**
+ * A CSV of numbers only, as the real path's built-in workers (OLS, GBDT, the data node) and `arrow run --data`
+ * read it: the cells come from the one CSV tokenizer both modes share (csv.ts: quotes, a BOM, CRLF, blank
+ * lines, the delimiter), and each must then be a finite decimal number by the same rule the typed reader
+ * uses (infer.ts). A cell that is not is a `CsvError` at its line, so `arrow run` and its workers refuse the
+ * same files with the same words. Imported by worker programs by relative path: it imports nothing but its
+ * two neighbours.
+ *
+ * @module
+ */
+import { CsvError, parseCsvText, shown } from "./csv.ts";
+import { parseNumber } from "./infer.ts";
+
+export interface NumericTable {
+  columns: string[];
+  /** One array of numbers per data row, in file order. */
+  rows: number[][];
+}
+
+/** Parses a numeric CSV with a header line; `delimiter` is one character (default ","). */
+export function parseNumericCsv(text: string, file: string, delimiter = ","): NumericTable {
+  const raw = parseCsvText(text, file, { delimiter });
+  const rows = raw.rows.map((cells, i) =>
+    cells.map((cell, j) => {
+      const v = parseNumber(cell);
+      if (Number.isFinite(v)) return v;
+      const what = cell.trim() === "" ? "an empty cell" : shown(cell);
+      const why = Number.isNaN(v) ? "not a number" : "out of range";
+      throw new CsvError(file, raw.lines[i]!, `column ${shown(raw.header[j]!)} holds ${what}, ${why}`);
+    })
+  );
+  return { columns: raw.header, rows };
+}
