@@ -71,6 +71,9 @@ Deno.test("a key-like value in the CSV reaches the ideator's prompt and reply: r
     equal(r.code, 0, r.stderr);
     ok(server.calls >= 1);
     ok(JSON.stringify(server.requests[0]!.body).includes(secret), "the value is in the prompt sent");
+    // What arrow tree printed (the hypotheses, notes and summary) is redacted like the files.
+    ok(r.stdout.includes("[REDACTED]"), r.stdout);
+    equal(r.stdout.includes(secret) || r.stderr.includes(secret), false, "the console never shows it");
     const run = `${dir}/runs/${[...Deno.readDirSync(`${dir}/runs`)][0]!.name}`;
     const log = Deno.readTextFileSync(`${run}/logs/llm.jsonl`);
     ok(log.includes("Treat the class [REDACTED] apart"), log.slice(0, 600));

@@ -67,6 +67,13 @@ function writeRun(runsDir: string, id: string, upTo: number) {
   return more;
 }
 
+/** Appends one call to the run's LLM ideator log, as the ideator does. */
+function llmCall(runDir: string, tokens: number, cost: number | null) {
+  Deno.mkdirSync(`${runDir}/logs`, { recursive: true });
+  const line = JSON.stringify({ tokens, ...(cost === null ? {} : { cost }), model: "scripted" });
+  Deno.writeTextFileSync(`${runDir}/logs/llm.jsonl`, line + "\n", { append: true });
+}
+
 async function withPage(fn: (page: Page) => Promise<void>): Promise<void> {
   const profile = Deno.makeTempDirSync({ prefix: "arrow-tree-chromium-" });
   const browser = await puppeteer.launch({
@@ -108,9 +115,14 @@ Deno.test({
       const id = "20260101-000000-tree-done";
       const more = writeRun(runsDir, id, EVENTS.length);
       const s = more(0);
+      // The LLM ideator's log: two calls, their tokens and the cost the API reported.
+      llmCall(`${runsDir}/${id}`, 120, 0.01);
+      llmCall(`${runsDir}/${id}`, 180, 0.015);
       await withPage(async (page) => {
         await page.goto(`${served.url}?run=${id}&view=tree`);
         await page.waitForSelector('g.tnode[data-node="n4"]');
+        await page.waitForSelector('.llm-use[data-calls="2"][data-tokens="300"]');
+        equal(await page.$eval(".llm-use", (el) => el.textContent), "LLM 2 calls · 300 tokens · $0.0250");
         equal(await page.$$eval("g.tnode", (els) => els.length), s.order.length);
         for (const id of s.order) {
           const fill = await page.$eval(
@@ -166,8 +178,13 @@ Deno.test({
       await withPage(async (page) => {
         await page.goto(`${served.url}?run=${id}&view=tree`);
         await page.waitForSelector('main[data-phase="live"] g.tnode[data-node="n0"][data-status="admitted"]');
+        equal(await page.$$eval(".llm-use", (els) => els.length), 0, "no LLM call yet, nothing shown");
+        // An ideation: its call is logged, then its proposals are written; the header follows.
+        llmCall(`${runsDir}/${id}`, 250, null);
         more(2);
         await page.waitForSelector('g.tnode[data-node="n1"][data-status="evaluated"]', { timeout: 15_000 });
+        await page.waitForSelector('.llm-use[data-calls="1"][data-tokens="250"]', { timeout: 15_000 });
+        equal(await page.$eval(".llm-use", (el) => el.textContent), "LLM 1 call · 250 tokens");
         more(EVENTS.length);
         await page.waitForSelector('g.tnode[data-node="n4"]', { timeout: 15_000 });
       });

@@ -34,6 +34,14 @@ import { addDataNotes, nothingToResume } from "./tree_runs.ts";
 
 export { help } from "./tree_help.ts";
 
+/**
+ * What this command prints, with key-like strings redacted by pattern (text from the user's CSV and from an
+ * LLM reaches the console through hypotheses, notes and lessons, as it reaches the report).
+ */
+const KEYS = new Redactor([]);
+const say = (text: string) => console.log(KEYS.text(text));
+const warn = (text: string) => console.error(KEYS.text(text));
+
 const FLAGS = {
   data: { type: "string" },
   delimiter: { type: "string" },
@@ -234,7 +242,7 @@ export async function main(argv: string[]): Promise<number> {
     );
   }
   if (!bwrap && !json) {
-    console.error("note: bubblewrap is not available; executors run under Deno's permissions alone");
+    warn("note: bubblewrap is not available; executors run under Deno's permissions alone");
   }
   // The file is read and checked before the run directory exists, so bad data leaves nothing behind.
   const delimiter = delimiterFlag("tree", values.delimiter);
@@ -242,8 +250,8 @@ export async function main(argv: string[]): Promise<number> {
     ? null
     : checkData("tree", values.data as string, values.target as string, { delimiter });
   if (checked && !json) {
-    for (const n of checked.notes) console.error(`note: ${n}`);
-    for (const w of checked.warnings) console.error(`warning: ${w}`);
+    for (const n of checked.notes) warn(`note: ${n}`);
+    for (const w of checked.warnings) warn(`warning: ${w}`);
   }
   // The cluster is asked before the run directory exists too: one that does not answer leaves nothing.
   const slurm: SlurmClient | null = runtime === "slurm" ? await connectCluster("arrow tree", [], 250) : null;
@@ -275,21 +283,21 @@ export async function main(argv: string[]): Promise<number> {
     const link = new URL(served.url);
     link.searchParams.set("run", id);
     link.searchParams.set("view", "tree");
-    (json ? console.error : console.log)(`dashboard: ${printable(link.href)}`);
+    (json ? warn : say)(`dashboard: ${printable(link.href)}`);
   }
   using interrupt = onInterrupt();
   const t0 = performance.now();
   const meta = { run_id: id, mode: "tree", started_at: new Date().toISOString(), pid: Deno.pid, argv };
   const onStep = (s: TreeState, ev: TreeEvent, incidents: Incident[]) => {
     feed?.poke();
-    if (!json) { for (const line of describe(s, ev, incidents)) console.log(line); }
+    if (!json) { for (const line of describe(s, ev, incidents)) say(line); }
   };
   let out: TreeOutcome;
   try {
     const llm = usesLlm ? await llmIdeator(values.model as string | undefined, runDir) : undefined;
     const common = { runsDir, bwrap, llm, signal: interrupt.signal, onStep, slurm };
     if (resume) {
-      if (!json) console.log(`arrow tree --resume → ${printable(runDir)}`);
+      if (!json) say(`arrow tree --resume → ${printable(runDir)}`);
       out = await resumeTree(runDir, common);
     } else {
       writeAtomic(
@@ -300,7 +308,7 @@ export async function main(argv: string[]): Promise<number> {
           data_notes: [...checked?.notes ?? [], ...checked?.warnings ?? []],
         }),
       );
-      if (!json) console.log(`arrow tree ${printable(values.data as string)} → ${printable(runDir)}`);
+      if (!json) say(`arrow tree ${printable(values.data as string)} → ${printable(runDir)}`);
       out = await startTree({
         ...common,
         runDir,
@@ -345,7 +353,7 @@ export async function main(argv: string[]): Promise<number> {
   );
   addDataNotes(runDir);
   if (out.state.pending !== null) {
-    console.error(
+    warn(
       `arrow tree: interrupted at step ${out.state.tick}; continue with: arrow tree --resume ${
         printable(runDir)
       }`,
@@ -354,11 +362,11 @@ export async function main(argv: string[]): Promise<number> {
     return 130;
   }
   const summary = summarize(out.state, runDir, out.incidents);
-  if (json) console.log(JSON.stringify(summary));
+  if (json) say(JSON.stringify(summary));
   else printSummary(out.state, summary, wall);
   if (served) {
     const interrupted = untilInterrupted();
-    (json ? console.error : console.log)("dashboard: still serving this run; Ctrl-C to stop");
+    (json ? warn : say)("dashboard: still serving this run; Ctrl-C to stop");
     await interrupted;
     await served.close();
   }
@@ -389,30 +397,30 @@ function printSummary(s: TreeState, sum: ReturnType<typeof summarize>, wallMs: n
       : `${(s.config.direction === "maximize" ? b - a : a - b) >= 0 ? "+" : ""}${
         (s.config.direction === "maximize" ? b - a : a - b).toFixed(4)
       }`;
-  console.log("");
-  console.log(
+  say("");
+  say(
     `${s.verdict}: ${sum.node_count} nodes in ${sum.cycles} cycles, ${sum.heldout_queries}/${s.heldout.budget} held-out queries, ${
       (wallMs / 1000).toFixed(1)
     } s`,
   );
-  console.log(
+  say(
     `  start ${s.order[0]}: dev ${f4(sum.start.dev)}  held-out ${f4(sum.start.heldout)}  test ${
       f4(sum.start.test)
     }`,
   );
-  console.log(
+  say(
     `  best  ${sum.best.id}: dev ${f4(sum.best.dev)}  held-out ${f4(sum.best.heldout)}  test ${
       f4(sum.best.test)
     }`,
   );
-  console.log(
+  say(
     `  gain: held-out ${gain(sum.start.heldout, sum.best.heldout)}, final test ${
       gain(sum.start.test, sum.best.test)
     } (${s.config.metric})`,
   );
-  if (sum.best.hypothesis) console.log(`  best hypothesis: ${printable(sum.best.hypothesis, { max: 200 })}`);
+  if (sum.best.hypothesis) say(`  best hypothesis: ${printable(sum.best.hypothesis, { max: 200 })}`);
   const r = sum.references;
-  console.log(
+  say(
     `  final test (${s.config.metric}): start ${f4(r.start.score)}, admitted dev-only ${
       f4(r.admitted.score)
     }, ` +
@@ -421,13 +429,13 @@ function printSummary(s: TreeState, sum: ReturnType<typeof summarize>, wallMs: n
       }, ` +
       `trivial ${f4(r.trivial?.score)}`,
   );
-  for (const f of sum.flags) console.log(`  ! ${printable(f)}`);
-  for (const w of sum.warnings) console.log(`  warning: ${printable(w)}`);
-  for (const d of sum.dropped_columns) console.log(`  column ${printable(d.column)} left out: ${d.reason}`);
+  for (const f of sum.flags) say(`  ! ${printable(f)}`);
+  for (const w of sum.warnings) say(`  warning: ${printable(w)}`);
+  for (const d of sum.dropped_columns) say(`  column ${printable(d.column)} left out: ${d.reason}`);
   if (sum.model) {
-    console.log(`  model: ${printable(sum.model)} (arrow tree predict ${printable(sum.run_dir)} new.csv)`);
+    say(`  model: ${printable(sum.model)} (arrow tree predict ${printable(sum.run_dir)} new.csv)`);
   }
-  console.log(`  splits: ${printable(sum.splits)}`);
-  if (sum.incidents.length) console.log(`  incidents: ${sum.incidents.length} (see incidents.jsonl)`);
-  console.log(`  report: ${printable(sum.run_dir)}/report/report.md`);
+  say(`  splits: ${printable(sum.splits)}`);
+  if (sum.incidents.length) say(`  incidents: ${sum.incidents.length} (see incidents.jsonl)`);
+  say(`  report: ${printable(sum.run_dir)}/report/report.md`);
 }

@@ -13,6 +13,7 @@ import { mdInline } from "../record/md_escape.ts";
 import { parseReplay } from "../record/replay.ts";
 import { money } from "../record/usage_section.ts";
 import { TREE_FILES, TreeBlackBox } from "../tree/blackbox.ts";
+import { LLM_LOG, llmUseOf } from "../tree/llm_use.ts";
 import { rowsUsed, summarize } from "../tree/report.ts";
 import { foldEvents, step } from "../tree/step.ts";
 import { TreeStore } from "../tree/store.ts";
@@ -34,23 +35,13 @@ const LLM_HEADING = "## LLM use";
 function llmSection(runDir: string): string | null {
   let text: string;
   try {
-    text = Deno.readTextFileSync(`${runDir}/logs/llm.jsonl`);
+    text = Deno.readTextFileSync(`${runDir}/${LLM_LOG}`);
   } catch {
     return null;
   }
-  let calls = 0, tokens = 0, cost: number | null = null;
-  for (const line of text.split("\n")) {
-    let r: { tokens?: unknown; cost?: unknown };
-    try {
-      r = JSON.parse(line);
-    } catch {
-      continue; // a torn last line
-    }
-    calls++;
-    if (typeof r.tokens === "number" && Number.isFinite(r.tokens)) tokens += r.tokens;
-    if (typeof r.cost === "number" && Number.isFinite(r.cost)) cost = (cost ?? 0) + r.cost;
-  }
-  if (!calls) return null;
+  const use = llmUseOf(text);
+  if (!use) return null;
+  const { calls, tokens, cost } = use;
   return [
     LLM_HEADING,
     "",

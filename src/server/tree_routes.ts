@@ -9,7 +9,8 @@
 import type { Context, Hono } from "hono";
 import type { Feeds } from "./feeds.ts";
 import { runDirOf } from "./runs.ts";
-import { streamPlain } from "./plain_files.ts";
+import { readPlain, streamPlain } from "./plain_files.ts";
+import { LLM_LOG, llmUseOf } from "../tree/llm_use.ts";
 import { DEFAULT_STALL_MS, resumeAfter, sseResponse } from "./sse.ts";
 
 export interface TreeRouteDeps {
@@ -29,6 +30,9 @@ function treeDirOf(runsDir: string, id: string): string | null {
   }
 }
 
+/** The most of logs/llm.jsonl read (a line per call: thousands of calls). */
+const USAGE_CAP = 16 << 20;
+
 const noTree = (c: Context) => c.json({ error: "no such tree run" }, 404);
 
 export function mountTreeRoutes(app: Hono, deps: TreeRouteDeps): void {
@@ -44,6 +48,15 @@ export function mountTreeRoutes(app: Hono, deps: TreeRouteDeps): void {
     return new Response(body, {
       headers: { "content-type": "application/x-ndjson; charset=utf-8", "cache-control": "no-store" },
     });
+  });
+
+  // The LLM ideator's calls, tokens and cost so far (logs/llm.jsonl), for the tree view's header.
+  app.get("/api/tree/:id/usage", async (c) => {
+    const runDir = runDirOf(deps.runsDir, c.req.param("id"));
+    if (!runDir || !treeDirOf(deps.runsDir, c.req.param("id"))) return noTree(c);
+    const r = await readPlain(runDir, LLM_LOG, USAGE_CAP);
+    const use = r.ok ? llmUseOf(r.text) : null;
+    return c.json(use ?? { calls: 0, tokens: 0, cost: null }, 200, { "cache-control": "no-store" });
   });
 
   app.get("/api/tree/:id/events", async (c) => {

@@ -18,26 +18,7 @@ import { SweepChart } from "./sweep_chart.tsx";
 import { NarrationBar } from "./narration_bar.tsx";
 import { PlayerBar } from "./player_bar.tsx";
 import { ReportView } from "./report_view.tsx";
-import { money } from "../../src/record/usage_section.ts";
-
-/** The run's LLM use so far (agent and proxy calls): calls, tokens, cost when the API reported one. */
-function LlmUse({ view }: { view: ViewModel }) {
-  const u = view.llm.value;
-  if (!u) return null;
-  return (
-    <span
-      class="llm-use"
-      title="LLM use so far: calls from the usage files, tokens, cost as the API reported it"
-      data-calls={u.calls}
-      data-tokens={u.tokens}
-      data-cost={u.cost ?? ""}
-    >
-      LLM {u.calls ? `${u.calls} call${u.calls === 1 ? "" : "s"} · ` : ""}
-      {u.tokens.toLocaleString("en-US")} tokens
-      {u.cost !== null ? ` · ${money(u.cost)}` : ""}
-    </span>
-  );
-}
+import { LlmUse } from "./llm_use.tsx";
 
 const PHASE_LABEL = {
   loading: "loading",
@@ -81,7 +62,10 @@ export function RunView(
         <span class={`verdict${verdict ? " final" : ""}`} data-verdict={verdict ?? ""}>
           {verdict ?? "no verdict yet"}
         </span>
-        <LlmUse view={view} />
+        <LlmUse
+          u={view.llm.value}
+          title="LLM use so far: calls from the usage files, tokens, cost as the API reported it"
+        />
         {run.summary.value?.mode === "tree" && (
           <a class="tree-link" href={`/?run=${encodeURIComponent(run.summary.value.id)}&view=tree`}>
             tree view

@@ -17,6 +17,7 @@ import {
   type TreeModel,
 } from "../models/tree_model.ts";
 import { Icon } from "./icons.tsx";
+import { LlmUse } from "./llm_use.tsx";
 
 const f4 = (x: number | null | undefined) => (x === null || x === undefined ? "—" : x.toFixed(4));
 const clip = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + "…" : s);
@@ -196,6 +197,10 @@ export function TreeView({ model, id }: { model: TreeModel; id: string }) {
         <span class={`verdict${s?.verdict ? " final" : ""}`} data-verdict={s?.verdict ?? ""}>
           {s?.verdict ?? "no verdict yet"}
         </span>
+        <LlmUse
+          u={model.llm.value}
+          title="The LLM ideator's use so far: calls, tokens, cost as the API reported it"
+        />
       </header>
       {s && (
         <p class="question">

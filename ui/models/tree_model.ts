@@ -10,6 +10,7 @@
 import { action, computed, createModel, effect, signal } from "@preact/signals";
 import type { Incident } from "../../src/model/state.ts";
 import { step } from "../../src/tree/step.ts";
+import type { LlmUse } from "../../src/tree/llm_use.ts";
 import type { TreeEvent, TreeNode, TreeState, TreeStatus } from "../../src/tree/types.ts";
 
 export interface TreeLine {
@@ -118,6 +119,9 @@ export function chartPoints(s: TreeState): ChartPoint[] {
 
 export type TreePhase = "loading" | "live" | "finished" | "missing";
 
+/** Least time between two reads of the ideator's log while a run is live. */
+const USAGE_EVERY_MS = 1000;
+
 const isFinal = (l: TreeLine) => l.events.some((e) => e.e === "verdict");
 const treePath = (id: string) => `/api/tree/${encodeURIComponent(id)}`;
 
@@ -131,7 +135,21 @@ export const TreeModel = createModel((id: string) => {
   const cursor = signal<number | null>(null);
   const selected = signal<string | null>(null);
   const playing = signal(false);
+  /** The LLM ideator's calls, tokens and cost so far (logs/llm.jsonl), read again as steps arrive. */
+  const llm = signal<LlmUse | null>(null);
   let source: EventSource | null = null;
+
+  let usageAsked = 0, usageTimer: ReturnType<typeof setTimeout> | null = null;
+  const refreshUsage = (now: boolean) => {
+    if (usageTimer !== null) return;
+    usageTimer = setTimeout(() => {
+      usageTimer = null;
+      usageAsked = Date.now();
+      void fetch(`${treePath(id)}/usage`).then((r) => r.ok ? r.json() : null).then((u: LlmUse | null) => {
+        llm.value = u && u.calls > 0 ? u : null;
+      }).catch(() => {});
+    }, now ? 0 : Math.max(0, usageAsked + USAGE_EVERY_MS - Date.now()));
+  };
 
   const at = computed(() => {
     const n = count.value;
@@ -151,10 +169,13 @@ export const TreeModel = createModel((id: string) => {
     let grew = false;
     for (const l of batch) grew = fold.push(l) || grew;
     if (grew) count.value = fold.states.length;
-    if (batch.some(isFinal)) {
+    const final = batch.some(isFinal);
+    if (final) {
       phase.value = "finished";
       stop();
     }
+    // An ideation is when the log grows; the last read follows the verdict.
+    if (final || batch.some((l) => l.events.some((e) => e.e === "proposed"))) refreshUsage(final);
   });
 
   const follow = action(() => {
@@ -209,6 +230,7 @@ export const TreeModel = createModel((id: string) => {
     phase,
     error,
     connected,
+    llm,
     cursor,
     selected,
     playing,
