@@ -10,7 +10,7 @@ import { isSurgery } from "../model/evidence.ts";
 import type { Incident, RunState } from "../model/state.ts";
 import { judge } from "../overwatch/verdict.ts";
 import { mdInline, mdText } from "./md_escape.ts";
-import { narrate } from "./narrate.ts";
+import { blackBoxSection } from "./incident_section.ts";
 import { sweepSection } from "./sweep_report.ts";
 import { type NodeUsage, usageSection } from "./usage_section.ts";
 
@@ -153,13 +153,7 @@ export function renderReport(
 
   lines.push(...jobSection(state));
   lines.push(...usageSection(state, usage));
-  lines.push(`## Black box (${incidents.length} incident${incidents.length === 1 ? "" : "s"})`, "");
-  for (const i of incidents) {
-    const label = isSurgery(i.evidence) ? "graph surgery" : i.type;
-    lines.push(
-      `- tick ${i.tick} ${label} on ${m(i.node)} (${i.ladder}): ${mdInline(narrate(i), { max: 300 })}`,
-    );
-  }
+  lines.push(...blackBoxSection(incidents));
   return lines.join("\n") + "\n";
 }
 

@@ -6,7 +6,7 @@
  */
 import type { Incident } from "../model/state.ts";
 import { mdInline } from "../record/md_escape.ts";
-import { narrate } from "../record/narrate.ts";
+import { blackBoxSection } from "../record/incident_section.ts";
 import { devGain, signOf } from "./ideate/select.ts";
 import { ACCEPT_EPS } from "../thresholds.ts";
 import { Z_GATE } from "./step.ts";
@@ -295,13 +295,6 @@ export function renderTreeReport(s: TreeState, incidents: readonly Incident[] = 
     ),
   ];
   if (s.final?.problem) lines.push("", `Final test: ${mdInline(s.final.problem, { max: 500 })}`);
-  if (incidents.length) {
-    lines.push(
-      "",
-      "## Incidents",
-      "",
-      ...incidents.map((i) => `- tick ${i.tick}: ${mdInline(narrate(i), { max: 500 })}`),
-    );
-  }
+  if (incidents.length) lines.push("", ...blackBoxSection(incidents));
   return lines.join("\n") + "\n";
 }
