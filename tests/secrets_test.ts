@@ -84,9 +84,9 @@ Deno.test("a key-like value in the CSV reaches the ideator's prompt and reply: r
     equal(holding(run, KEY).join(), "", "the API key is in no file");
     // What holds it is the user's data and what is made of it: the dev rows and task executors read, the
     // splits, the saved model (its class labels), the state and store that describe the data, the steps'
-    // scopes, and the refit child's stdout, which is the model it hands back (read by Arrow, byte for byte).
-    // No log for people, transcript, incident or report is on this list.
-    const held = holding(run, secret).filter((p) => !/^nodes\/n\d+\/|^logs\/n\d+\.refit\.\d+\.out$/.test(p));
+    // scopes, and the children's stdout (the refit's is the model it hands back, read by Arrow byte for
+    // byte), kept in .arrow/out/, out of logs/. No log for people, transcript, incident or report is here.
+    const held = holding(run, secret).filter((p) => !/^nodes\/n\d+\/|^\.arrow\/out\//.test(p));
     deepEqual(held, [
       "data/dev.csv",
       "data/task.json",

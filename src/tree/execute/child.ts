@@ -60,6 +60,14 @@ export interface WatchOptions {
   logDir: string;
 }
 
+/**
+ * Where a child's stdout is kept: its predictions or its model, a channel to Arrow (read back byte for byte)
+ * that holds the user's data — kept out of logs/, which is for people (stderr and the scripts stay there).
+ */
+export function outDirOf(o: Pick<WatchOptions, "logDir">): string {
+  return `${o.logDir.replace(/\/+$/, "").replace(/\/[^/]*$/, "")}/.arrow/out`;
+}
+
 const MAX_STDOUT = 64 << 20;
 
 /**
@@ -163,7 +171,8 @@ export function tail(path: string, n = 8, from?: number): string[] {
 export async function runChild(cmd: ChildCommand, o: WatchOptions): Promise<ChildOutcome> {
   Deno.mkdirSync(o.logDir, { recursive: true });
   const stderrFile = `${o.logDir}/${o.label}.err`;
-  const stdoutFile = `${o.logDir}/${o.label}.out`;
+  Deno.mkdirSync(outDirOf(o), { recursive: true });
+  const stdoutFile = `${outDirOf(o)}/${o.label}.out`;
   for (const f of [stderrFile, stdoutFile]) Deno.writeTextFileSync(f, "");
   const t0 = performance.now();
   const p: Spawned = spawn(cmd.cmd, cmd.args, {

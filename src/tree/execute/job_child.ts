@@ -14,7 +14,7 @@ import { readRegular } from "../../runtime/safe_read.ts";
 import { isFinal, jobName, type JobView, runPrefix, type SlurmClient } from "../../runtime/slurm/mod.ts";
 import { JsonlTail } from "../../runtime/proc/tail.ts";
 import { K_FREEZE } from "../../thresholds.ts";
-import { auditEscapes, type ChildOutcome, tail, type WatchOptions } from "./child.ts";
+import { auditEscapes, type ChildOutcome, outDirOf, tail, type WatchOptions } from "./child.ts";
 import type { ChildCommand } from "./sandbox.ts";
 
 /** How long a cancelled job may take to reach a final state before its view is taken as it is. */
@@ -39,7 +39,8 @@ export async function runJobChild(
 ): Promise<ChildOutcome> {
   Deno.mkdirSync(o.logDir, { recursive: true });
   const stderrFile = `${o.logDir}/${o.label}.err`;
-  const stdoutFile = `${o.logDir}/${o.label}.out`;
+  Deno.mkdirSync(outDirOf(o), { recursive: true });
+  const stdoutFile = `${outDirOf(o)}/${o.label}.out`;
   for (const f of [stderrFile, stdoutFile]) Deno.writeTextFileSync(f, "");
   const t0 = performance.now();
   const ended = (why: string): ChildOutcome => ({
