@@ -227,10 +227,6 @@ export const CASES: Case[] = [
     ],
     expected: blocked,
     gap: {
-      bwrap:
-        "the evaluator sits in the plan's directory, which also holds the runs: that directory is not copied " +
-        "as a lane (only a plan directory apart from the runs is), so the edit is refused in silence and the " +
-        "claim fails acceptance (FALSE_COMPLETION) instead of being blamed as an out-of-lane write",
       unsandboxed:
         "nothing watches the evaluator's files: the edit lands and the tampered evaluator passes the " +
         "claim",

@@ -109,13 +109,17 @@ export function signature(st: Deno.FileInfo): string {
   return `${st.size}:${st.mtime?.getTime() ?? 0}`;
 }
 
-/** Files of `dir` (relative paths), or null when it holds more than COPY_LIMIT or a special file. */
-function copyable(dir: string): string[] | null {
+/**
+ * Files of `dir` (relative paths), leaving out the subtrees `skip` names (absolute), or null when it holds
+ * more than COPY_LIMIT or a special file.
+ */
+function copyable(dir: string, skip: readonly string[] = []): string[] | null {
   const out: string[] = [];
   let bytes = 0;
   const walk = (rel: string): boolean => {
     for (const e of Deno.readDirSync(rel ? `${dir}/${rel}` : dir)) {
       const r = rel ? `${rel}/${e.name}` : e.name;
+      if (skip.includes(`${dir}/${r}`)) continue;
       if (e.isDirectory) {
         if (!walk(r)) return false;
         continue;
@@ -161,16 +165,40 @@ function holders(dir: string, paths: readonly string[]): string[] {
   return [...names].sort();
 }
 
-/** bubblewrap arguments (everything before `--`), the shadows to inspect, and the lanes left refusing. */
+/** Number of path components: mounts are made outer first, so an inner one is never covered. */
+const depth = (p: string) => p.split("/").filter(Boolean).length;
+
+/**
+ * bubblewrap arguments (everything before `--`), the shadows to inspect, and the lanes left refusing.
+ * Mounts are collected with where they land and emitted outer first (stable among equals), so a lane that
+ * holds other mounts (a plan directory holding the runs) is mounted before them and never covers them.
+ */
 export function bwrapLayout(o: Layout): { args: string[]; shadows: Shadow[]; refusing: string[] } {
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  const mounts: { at: string; args: string[] }[] = [];
+  const mount = (at: string, ...args: string[]) => mounts.push({ at, args });
   const shadows: Shadow[] = [];
   const refusing: string[] = [];
+  const secrets = o.home ? SECRETS.map((s) => `${o.home}/${s}`) : [];
+  const hidden = [o.runDir, ...(o.masked ?? [])];
+  if (o.runsDir && under(o.runDir, o.runsDir) && o.runsDir !== o.runDir) hidden.push(o.runsDir);
+  // Read-only lanes given as copies. A lane may hold the run or other mounts (a plan directory beside its
+  // runs/): those subtrees are left out of the copy, mounted over it as usual.
+  const copied = new Set(o.readOnly ? [] : o.copied ?? []);
   const watched = [...new Set(o.watched)].filter((d) => d !== "/" && lstat(d)?.isDirectory)
     .sort((a, b) => a.length - b.length);
+  const lanes = new Map<string, string[] | null>();
+  for (const r of o.readable) {
+    if (r === o.scope || !copied.has(r)) continue;
+    const skip = [...hidden, ...secrets, ...watched, ...o.writable, o.scope, o.shadowRoot]
+      .filter((x) => x !== r && under(x, r));
+    lanes.set(r, copyable(r, skip));
+  }
   const lean = new Set(o.lean ?? []);
   if (!o.readOnly) {
     for (const d of watched) {
+      // A watched directory that is itself a copied lane (the plan's directory as the project directory)
+      // is observed by its copy, file by file, instead of by a top-level shadow.
+      if (lanes.get(d)) continue;
       // A shared directory (/tmp) is never listed: its size, and entries vanishing under a busy machine,
       // must not change what a start costs or whether it succeeds.
       const names = lean.has(d)
@@ -185,7 +213,7 @@ export function bwrapLayout(o: Layout): { args: string[]; shadows: Shadow[]; ref
       const tag = d.replaceAll("/", "_");
       const dir = `${o.shadowRoot}/host${tag}`;
       Deno.mkdirSync(dir, { recursive: true });
-      args.push("--bind", dir, d);
+      mount(d, "--bind", dir, d);
       const ignore: string[] = [];
       // Anyone may remove an entry of a shared directory between this listing and bwrap's mounts: a
       // vanished entry is skipped (--ro-bind-try), never a failed start.
@@ -195,44 +223,41 @@ export function bwrapLayout(o: Layout): { args: string[]; shadows: Shadow[]; ref
         if (st?.isSymlink) {
           const target = readLink(p);
           if (target === null) continue;
-          args.push("--symlink", target, p);
-        } else if (st || !lean.has(d)) args.push("--ro-bind-try", p, p);
+          mount(p, "--symlink", target, p);
+        } else if (st || !lean.has(d)) mount(p, "--ro-bind-try", p, p);
         else continue;
         ignore.push(name);
       }
       shadows.push({ dir, shows: d, ignore });
     }
   }
-  for (const s of SECRETS) {
-    if (!o.home) break;
-    const p = `${o.home}/${s}`;
+  for (const p of secrets) {
     const st = lstat(p);
-    if (st?.isDirectory) args.push("--tmpfs", p);
-    else if (st) args.push("--ro-bind", "/dev/null", p);
+    if (st?.isDirectory) mount(p, "--tmpfs", p);
+    else if (st) mount(p, "--ro-bind", "/dev/null", p);
   }
-  const hidden = [o.runDir, ...(o.masked ?? [])];
-  if (o.runsDir && under(o.runDir, o.runsDir) && o.runsDir !== o.runDir) hidden.push(o.runsDir);
   // Outer first, so an inner hiding (the run inside a hidden data directory) is not undone.
   for (const d of [...new Set(hidden)].sort((a, b) => a.length - b.length)) {
     const st = d === o.runDir ? null : lstat(d);
-    if (d === o.runDir || st?.isDirectory) args.push("--tmpfs", d);
-    else if (st) args.push("--ro-bind", "/dev/null", d);
+    if (d === o.runDir || st?.isDirectory) mount(d, "--tmpfs", d);
+    else if (st) mount(d, "--ro-bind", "/dev/null", d);
   }
   const nodes = `${o.shadowRoot}/nodes`;
   if (o.readOnly) {
-    args.push("--dir", `${o.runDir}/nodes`);
+    mount(`${o.runDir}/nodes`, "--dir", `${o.runDir}/nodes`);
   } else if (o.scopes.length > 0) {
     for (const s of o.scopes) Deno.mkdirSync(`${nodes}/${s}`, { recursive: true });
-    args.push("--bind", nodes, `${o.runDir}/nodes`);
+    mount(`${o.runDir}/nodes`, "--bind", nodes, `${o.runDir}/nodes`);
     shadows.push({ dir: nodes, shows: "nodes", ignore: [] });
   }
-  const copied = new Set(o.readOnly ? [] : o.copied ?? []);
+  const copies: { at: string; shadow: Shadow }[] = [];
   for (const r of o.readable) {
     if (r === o.scope) continue;
-    const files = copied.has(r) ? copyable(r) : null;
+    const files = lanes.get(r) ?? null;
     if (files === null) {
       if (copied.has(r)) refusing.push(r);
-      args.push("--ro-bind", r, r);
+      // A watched directory keeps its top-level shadow: a read-only bind would cover it.
+      if (o.readOnly || !watched.includes(r)) mount(r, "--ro-bind", r, r);
       continue;
     }
     // The copy stands where the lane is: the program reads the same bytes, and what it writes stays here.
@@ -241,11 +266,27 @@ export function bwrapLayout(o: Layout): { args: string[]; shadows: Shadow[]; ref
       : `host${r.replaceAll("/", "_")}`;
     const dir = `${o.shadowRoot}/lanes/${rel}`;
     const baseline = copyLane(r, dir, files);
-    args.push("--bind", dir, r);
-    shadows.push({ dir, shows: under(r, o.runDir) ? r.slice(o.runDir.length + 1) : r, ignore: [], baseline });
+    mount(r, "--bind", dir, r);
+    const shows = under(r, o.runDir) ? r.slice(o.runDir.length + 1) : r;
+    const shadow = { dir, shows, ignore: [], baseline };
+    copies.push({ at: r, shadow });
+    shadows.push(shadow);
   }
-  args.push(o.readOnly ? "--ro-bind" : "--bind", o.scope, o.scope);
-  for (const w of o.writable) args.push("--bind", w, w);
+  mount(o.scope, o.readOnly ? "--ro-bind" : "--bind", o.scope, o.scope);
+  for (const w of o.writable) mount(w, "--bind", w, w);
+  // What bubblewrap mounts inside a copy (the runs in a plan directory) it creates there first: never a
+  // write of the program's.
+  for (const { at, shadow } of copies) {
+    shadow.ignore = mounts.filter((m) => m.at !== at && under(m.at, at)).map((m) =>
+      m.at.slice(at.length + 1)
+    );
+  }
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  for (
+    const m of mounts.map((m, i) => ({ ...m, i })).sort((a, b) => depth(a.at) - depth(b.at) || a.i - b.i)
+  ) {
+    args.push(...m.args);
+  }
   args.push("--unshare-all", "--die-with-parent", "--new-session", "--chdir", o.scope);
   return { args, shadows, refusing };
 }

@@ -145,3 +145,53 @@ Deno.test({
   equal(Deno.readTextFileSync(`${run}/nodes/a/eval.sh`), "echo 0.5\n");
   cleanUp();
 });
+
+/** The common layout: `plan.yaml`, its evaluator and `runs/` side by side; the run's scope `b` writes. */
+function planBesideRuns(watchPlan: boolean) {
+  const plan = tempDir();
+  Deno.writeTextFileSync(`${plan}/plan.yaml`, "nodes: []\n");
+  Deno.writeTextFileSync(`${plan}/evaluate.py`, "print(0.5)\n");
+  const run = `${plan}/runs/r1`;
+  Deno.mkdirSync(`${plan}/runs/r0`, { recursive: true });
+  Deno.writeTextFileSync(`${plan}/runs/r0/secret.txt`, "another run\n");
+  Deno.mkdirSync(`${run}/nodes/b`, { recursive: true });
+  const layout = bwrapLayout({
+    runDir: run,
+    runsDir: `${plan}/runs`,
+    scope: `${run}/nodes/b`,
+    readable: [plan],
+    writable: [],
+    shadowRoot: `${run}/.arrow/shadow/b.1`,
+    scopes: ["b"],
+    watched: watchPlan ? [plan] : [],
+    copied: [plan],
+    home: null,
+  });
+  return { plan, run, ...layout, lane: layout.shadows.find((s) => s.shows === plan)! };
+}
+
+for (const watchPlan of [false, true]) {
+  Deno.test({
+    name: `bwrapLayout(): an edit of the evaluator beside the runs lands in a copy and is seen${
+      watchPlan ? " (the plan's directory is the project directory)" : ""
+    }`,
+    ignore: ignored,
+  }, async () => {
+    const { plan, run, args, lane, shadows, refusing } = planBesideRuns(watchPlan);
+    deepEqual(refusing, []);
+    equal(lane.baseline?.["runs/r0/secret.txt"], undefined, "the runs are not copied");
+    const sh = (cmd: string) =>
+      new Deno.Command(BWRAP!, { args: [...args, "--", "sh", "-c", cmd], stdout: "piped", stderr: "piped" })
+        .output();
+    const quiet = await sh(`cat ${plan}/evaluate.py; ls ${plan}/runs; echo ok > ${run}/nodes/b/out.txt`);
+    equal(quiet.success, true, new TextDecoder().decode(quiet.stderr));
+    equal(new TextDecoder().decode(quiet.stdout), "print(0.5)\nr1\n", "other runs are hidden");
+    deepEqual(shadows.flatMap(shadowWrites), [], "mount points and the scope's own writes are no escape");
+    const out = await sh(`echo 'print(0.999)' > ${plan}/evaluate.py && touch ${plan}/new.txt`);
+    equal(out.success, true, new TextDecoder().decode(out.stderr));
+    deepEqual(shadowWrites(lane), [{ rel: "evaluate.py", op: "write" }, { rel: "new.txt", op: "write" }]);
+    equal(Deno.readTextFileSync(`${plan}/evaluate.py`), "print(0.5)\n", "the evaluator itself is untouched");
+    equal(Deno.readTextFileSync(`${run}/nodes/b/out.txt`), "ok\n");
+    cleanUp();
+  });
+}
