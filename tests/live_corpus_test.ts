@@ -108,7 +108,7 @@ async function runCase(c: Case, mode: (typeof MODES)[number]): Promise<Got> {
       incidents: n4.map((i) => [i.type, i.ladder]),
       blamed: [...new Set(n4.map((i) => i.node))],
       verdict: out.verdict,
-      problem: c.check?.(n4, out.run_dir) ?? null,
+      problem: c.check?.(n4, out.run_dir, mode.name) ?? null,
     };
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -140,7 +140,7 @@ for (const mode of MODES) {
         // A known gap is reported in the table; the run must still end with a verdict.
         if (gap) return ok(!got.verdict.startsWith("exit"), `arrow did not finish: ${got.problem}`);
         deepEqual(got.incidents, want.incidents, `got ${show(got.incidents)}; ${got.problem ?? ""}`);
-        if (want.incidents.length) deepEqual(got.blamed, [want.blame]);
+        if (want.incidents.length) deepEqual(got.blamed, [want.blame].flat());
         equal(got.verdict, want.verdict);
         equal(got.problem, null);
       },

@@ -32,6 +32,7 @@ import {
 } from "./scope/node_files.ts";
 import { stopGroup } from "./proc/proc.ts";
 import type { ScopeRecord } from "./scope/scope_record.ts";
+import type { PlanFiles } from "./scope/plan_files.ts";
 import type { StepsTail } from "./proc/steps_tail.ts";
 import { type JsonlTail, MAX_LINE, MAX_POINTS, metricPoints, thinPoints } from "./proc/tail.ts";
 
@@ -86,6 +87,8 @@ export interface SenseContext {
   readonly bwrap: string | null;
   readonly ackTimeoutMs: number;
   readonly guard: GuardSchedule;
+  /** The plan's evaluator and acceptance files, held to the run's start. */
+  readonly planFiles: PlanFiles;
   scope(n: PlanNode): string;
   rel(abs: string): string;
   noteJob(id: NodeId, proc: Proc): void;
@@ -172,6 +175,10 @@ export class Sensor {
         }
       }
     }
+    // Right before any claim is judged: the files that judge it are as the run started, or put back.
+    const planChanges = this.#w.planFiles.check(state);
+    if (planChanges.length) obs.planFiles = planChanges;
+    const broken = this.#w.planFiles.broken(state);
     await Promise.all([...exits].map(async ([id, exit]) => {
       const node = nodeOf(state.plan, id);
       const h = this.#w.handles.get(id);
@@ -191,9 +198,13 @@ export class Sensor {
         };
         return;
       }
-      const accept =
-        await (h?.accept ?? Acceptance.prepare(state, node, this.#w.runDir, this.#w.bwrap, false))
-          .run();
+      const acceptance = h?.accept ?? Acceptance.prepare(state, node, this.#w.runDir, this.#w.bwrap, false);
+      const accept = broken.length && acceptance.cmd.kind !== "builtin"
+        ? await acceptance.refuse(
+          `${broken.join(", ")} changed since the run started and could not be put back: no claim is ` +
+            `judged by an edited file`,
+        )
+        : await acceptance.run();
       const { manifest, error } = readManifest(this.#w.scope(node));
       const observedBest = node.kind === "long"
         ? undefined
