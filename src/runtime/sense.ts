@@ -18,7 +18,7 @@ import type { JobEnd, Proc } from "./backend/backend.ts";
 import type { CpuWait } from "./proc/cpu_wait.ts";
 import type { Fingerprinter, ScopePrint } from "./scope/fingerprint.ts";
 import type { GuardSchedule } from "./guard_schedule.ts";
-import { shadowWrites } from "./sandbox/bwrap.ts";
+import { shadowWrites, syncLane } from "./sandbox/bwrap.ts";
 import type { Command, Shadow } from "./backend/launch.ts";
 import type { Lockstep } from "./lockstep.ts";
 import { readManifest } from "./scope/manifest.ts";
@@ -175,6 +175,9 @@ export class Sensor {
         }
       }
     }
+    // Stream sources' copies take in what their owners wrote since, once the readers' own writes were
+    // read — after every node's files, so a checkpoint this tick observed is in every reader's copy.
+    for (const id of running) for (const shadow of this.#w.handles.get(id)?.shadows ?? []) syncLane(shadow);
     // Right before any claim is judged: the files that judge it are as the run started, or put back.
     const planChanges = this.#w.planFiles.check(state);
     if (planChanges.length) obs.planFiles = planChanges;

@@ -178,7 +178,8 @@ export function sandboxed(ctx: LaunchContext, cfg: WorkerConfig, argv: string[],
   // its own is left out of the copy.
   const planDir = state.plan.dir;
   const planLane = planDir && planDir !== "/" ? [planDir] : [];
-  const readable = [...ancestors, ...planLane, ...Object.values(cfg.sources).map((r) => r.scope)];
+  const sources = Object.values(cfg.sources).map((r) => r.scope);
+  const readable = [...ancestors, ...planLane, ...sources];
   const layout = bwrapLayout({
     runDir,
     runsDir: ctx.runsDir ?? null,
@@ -190,9 +191,10 @@ export function sandboxed(ctx: LaunchContext, cfg: WorkerConfig, argv: string[],
     watched: watchedDirs(),
     lean: ["/tmp"],
     needed: [...neededPaths(argv), ...(planDir ? [planDir] : [])],
-    // Verified inputs are at rest, so a copy reads the same; a stream source is still being written and
-    // is bound live (read-only).
+    // Verified inputs are at rest, so a copy reads the same; a stream source is still being written, so
+    // its copy is kept in step with it every tick (and a write into it is seen like any other).
     copied: [...ancestors, ...planLane],
+    synced: sources,
     home: Deno.env.get("HOME") ?? null,
   });
   return { args: [...layout.args, "--", ...argv], shadows: layout.shadows };

@@ -5,29 +5,19 @@
  * silence where Arrow can give it somewhere to land: the top level of $HOME, the project directory and the
  * run's nodes/ are shadow directories Arrow inspects; /tmp is an empty shadow whatever the host's /tmp holds
  * (only the entries the program needs are bound back, so its cost and its start do not depend on /tmp); and
- * the input scopes the program may read are copies in its shadow, compared after, so an edit of an input,
- * of the harness or of an evaluator is seen and named while the original stays untouched. bubblewrap
+ * the input scopes the program may read — and the plan's directory, beside its runs or not — are copies in
+ * its shadow (lanes.ts), compared after, so an edit of an input, of the harness or of an evaluator is seen
+ * and named while the original stays untouched; a stream source's copy is kept in step with it every tick.
+ * Mounts are made outer first, so a copy never covers what is mounted inside it. bubblewrap
  * resolves bind sources on the host and creates missing mount points inside the shadows; those mount points
  * are listed so they are never mistaken for writes.
  *
  * @module
  */
 import { listFiles } from "../scope/scope_files.ts";
+import { copyable, copyLane, type Shadow, sigAt, signature } from "./lanes.ts";
 
-/** A shadow directory standing in for a host directory inside the sandbox. */
-export interface Shadow {
-  /** Host directory that receives stray writes. */
-  dir: string;
-  /** The path it stands for, as evidence shows it (run-relative for the run's nodes/, else absolute). */
-  shows: string;
-  /** Entries bubblewrap itself created in it (mount points of what is bound back): never a write. */
-  ignore: string[];
-  /**
-   * For a copy of a read-only lane: each file's signature (`size:mtime`) as copied. A file that differs,
-   * appears or disappears is a write attempt; for other shadows any file is one.
-   */
-  baseline?: Record<string, string>;
-}
+export { COPY_LIMIT, type Shadow, signature, syncLane } from "./lanes.ts";
 
 /** Files and directories under $HOME that hold credentials: masked inside every sandbox. */
 export const SECRETS = [
@@ -73,6 +63,11 @@ export interface Layout {
    * past COPY_LIMIT is bound read-only instead, and named in the result's `refusing` list.
    */
   copied?: string[];
+  /**
+   * Lanes still being written by their owner (stream sources), given as copies Arrow keeps in step with
+   * them every tick (`syncLane`), so a write attempt into one lands in the copy and is seen too.
+   */
+  synced?: string[];
   home: string | null;
   /** Read-only everywhere, scope included (acceptance commands and evaluators). */
   readOnly?: boolean;
@@ -82,9 +77,6 @@ export interface Layout {
 
 /** Most entries a watched directory may have to be shadowed (each is bound back one by one). */
 export const MAX_SHADOWED_ENTRIES = 400;
-
-/** Largest read-only lane copied into a shadow (files and bytes); a larger one is bound read-only. */
-export const COPY_LIMIT = { files: 2_000, bytes: 64 * 1024 * 1024 };
 
 function lstat(p: string): Deno.FileInfo | null {
   try {
@@ -103,57 +95,6 @@ function readLink(p: string): string | null {
 }
 
 const under = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith("/") ? dir : dir + "/");
-
-/** The signature a copied file is compared by: size and modification time. */
-export function signature(st: Deno.FileInfo): string {
-  return `${st.size}:${st.mtime?.getTime() ?? 0}`;
-}
-
-/**
- * Files of `dir` (relative paths), leaving out the subtrees `skip` names (absolute), or null when it holds
- * more than COPY_LIMIT or a special file.
- */
-function copyable(dir: string, skip: readonly string[] = []): string[] | null {
-  const out: string[] = [];
-  let bytes = 0;
-  const walk = (rel: string): boolean => {
-    for (const e of Deno.readDirSync(rel ? `${dir}/${rel}` : dir)) {
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (skip.includes(`${dir}/${r}`)) continue;
-      if (e.isDirectory) {
-        if (!walk(r)) return false;
-        continue;
-      }
-      const st = lstat(`${dir}/${r}`);
-      if (!st || !(st.isFile || st.isSymlink)) return false;
-      bytes += st.size;
-      out.push(r);
-      if (out.length > COPY_LIMIT.files || bytes > COPY_LIMIT.bytes) return false;
-    }
-    return true;
-  };
-  try {
-    return walk("") ? out : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Copies `src` into `dst` (links copied as links) and returns each file's signature there. */
-function copyLane(src: string, dst: string, files: string[]): Record<string, string> {
-  const baseline: Record<string, string> = {};
-  Deno.mkdirSync(dst, { recursive: true });
-  for (const rel of files) {
-    const from = `${src}/${rel}`;
-    const to = `${dst}/${rel}`;
-    Deno.mkdirSync(to.slice(0, to.lastIndexOf("/")), { recursive: true });
-    const st = Deno.lstatSync(from);
-    if (st.isSymlink) Deno.symlinkSync(Deno.readLinkSync(from), to);
-    else Deno.copyFileSync(from, to);
-    baseline[rel] = signature(Deno.lstatSync(to));
-  }
-  return baseline;
-}
 
 /** The top-level entries of `dir` that hold one of `paths` (or are one). */
 function holders(dir: string, paths: readonly string[]): string[] {
@@ -183,7 +124,8 @@ export function bwrapLayout(o: Layout): { args: string[]; shadows: Shadow[]; ref
   if (o.runsDir && under(o.runDir, o.runsDir) && o.runsDir !== o.runDir) hidden.push(o.runsDir);
   // Read-only lanes given as copies. A lane may hold the run or other mounts (a plan directory beside its
   // runs/): those subtrees are left out of the copy, mounted over it as usual.
-  const copied = new Set(o.readOnly ? [] : o.copied ?? []);
+  const synced = new Set(o.readOnly ? [] : o.synced ?? []);
+  const copied = new Set(o.readOnly ? [] : [...o.copied ?? [], ...synced]);
   const watched = [...new Set(o.watched)].filter((d) => d !== "/" && lstat(d)?.isDirectory)
     .sort((a, b) => a.length - b.length);
   const lanes = new Map<string, string[] | null>();
@@ -268,7 +210,11 @@ export function bwrapLayout(o: Layout): { args: string[]; shadows: Shadow[]; ref
     const baseline = copyLane(r, dir, files);
     mount(r, "--bind", dir, r);
     const shows = under(r, o.runDir) ? r.slice(o.runDir.length + 1) : r;
-    const shadow = { dir, shows, ignore: [], baseline };
+    const shadow: Shadow = { dir, shows, ignore: [], baseline };
+    if (synced.has(r)) {
+      shadow.source = r;
+      shadow.synced = Object.fromEntries(Object.keys(baseline).map((f) => [f, sigAt(`${r}/${f}`)!]));
+    }
     copies.push({ at: r, shadow });
     shadows.push(shadow);
   }

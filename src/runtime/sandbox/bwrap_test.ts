@@ -1,5 +1,5 @@
 import { deepEqual, equal } from "node:assert/strict";
-import { bwrapLayout, COPY_LIMIT, shadowWrites } from "./bwrap.ts";
+import { bwrapLayout, COPY_LIMIT, shadowWrites, syncLane } from "./bwrap.ts";
 import { BWRAP, needs, NO_BWRAP } from "../../../tests/helpers/needs.ts";
 
 const ignored = needs("bwrap_test", "the sandbox start case", NO_BWRAP);
@@ -195,3 +195,55 @@ for (const watchPlan of [false, true]) {
     cleanUp();
   });
 }
+
+Deno.test({
+  name:
+    "bwrapLayout(): a stream source is a copy kept in step: the reader sees what its owner writes later, " +
+    "and its own write into it is seen",
+  ignore: ignored,
+}, async () => {
+  const run = tempDir();
+  for (const s of ["src", "r"]) Deno.mkdirSync(`${run}/nodes/${s}`, { recursive: true });
+  Deno.writeTextFileSync(`${run}/nodes/src/metrics.jsonl`, "1\n");
+  const { args, shadows, refusing } = bwrapLayout({
+    runDir: run,
+    runsDir: null,
+    scope: `${run}/nodes/r`,
+    readable: [`${run}/nodes/src`],
+    writable: [],
+    shadowRoot: `${run}/.arrow/shadow/r.1`,
+    scopes: ["src", "r"],
+    watched: [],
+    synced: [`${run}/nodes/src`],
+    home: null,
+  });
+  deepEqual(refusing, []);
+  const lane = shadows.find((s) => s.shows === "nodes/src")!;
+  const sh = async (cmd: string) => {
+    const out = await new Deno.Command(BWRAP!, {
+      args: [...args, "--", "sh", "-c", cmd],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    return new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+  };
+  // The owner writes on: after a sync the reader sees it.
+  Deno.writeTextFileSync(`${run}/nodes/src/metrics.jsonl`, "1\n2\n");
+  Deno.mkdirSync(`${run}/nodes/src/ckpt`);
+  Deno.writeTextFileSync(`${run}/nodes/src/ckpt/step_1.json`, "{}");
+  deepEqual(shadowWrites(lane), [], "the owner's writes are no reader's");
+  syncLane(lane);
+  equal(await sh(`cat ${run}/nodes/src/metrics.jsonl ${run}/nodes/src/ckpt/step_1.json`), "1\n2\n{}");
+  // The reader writes into its source: the write succeeds in the copy, is seen, and the source is untouched.
+  await sh(`echo forged > ${run}/nodes/src/ckpt/step_1.json; echo x > ${run}/nodes/src/evil.txt`);
+  deepEqual(shadowWrites(lane), [{ rel: "ckpt/step_1.json", op: "write" }, { rel: "evil.txt", op: "write" }]);
+  equal(Deno.readTextFileSync(`${run}/nodes/src/ckpt/step_1.json`), "{}");
+  // The next sync puts the source's version back into the copy and removes what the reader added.
+  syncLane(lane);
+  deepEqual(shadowWrites(lane), []);
+  equal(await sh(`cat ${run}/nodes/src/ckpt/step_1.json; ls ${run}/nodes/src`), "{}ckpt\nmetrics.jsonl\n");
+  Deno.removeSync(`${run}/nodes/src/metrics.jsonl`);
+  syncLane(lane);
+  equal(await sh(`ls ${run}/nodes/src`), "ckpt\n", "a file its owner removed is gone from the copy too");
+  cleanUp();
+});
