@@ -69,7 +69,10 @@ export interface Layout {
    */
   synced?: string[];
   home: string | null;
-  /** Read-only everywhere, scope included (acceptance commands and evaluators). */
+  /**
+   * Read-only everywhere, scope included (acceptance commands, evaluators, tree recomputations); no input
+   * is copied, but `watched` directories are still shadows when given.
+   */
   readOnly?: boolean;
   /** More host paths hidden like the run: a directory under an empty tmpfs, a file behind /dev/null. */
   masked?: string[];
@@ -136,42 +139,40 @@ export function bwrapLayout(o: Layout): { args: string[]; shadows: Shadow[]; ref
     lanes.set(r, copyable(r, skip));
   }
   const lean = new Set(o.lean ?? []);
-  if (!o.readOnly) {
-    for (const d of watched) {
-      // A watched directory that is itself a copied lane (the plan's directory as the project directory)
-      // is observed by its copy, file by file, instead of by a top-level shadow.
-      if (lanes.get(d)) continue;
-      // A shared directory (/tmp) is never listed: its size, and entries vanishing under a busy machine,
-      // must not change what a start costs or whether it succeeds.
-      const names = lean.has(d)
-        ? holders(d, [...(o.needed ?? []), o.runDir, o.scope, ...o.readable, ...o.writable, ...watched])
-        : [...Deno.readDirSync(d)].map((e) => e.name);
-      // Each entry bound back is a mount: past a few hundred, the directory stays read-only instead
-      // (a write there is refused, not caught in a shadow).
-      if (names.length > MAX_SHADOWED_ENTRIES) {
-        refusing.push(d);
-        continue;
-      }
-      const tag = d.replaceAll("/", "_");
-      const dir = `${o.shadowRoot}/host${tag}`;
-      Deno.mkdirSync(dir, { recursive: true });
-      mount(d, "--bind", dir, d);
-      const ignore: string[] = [];
-      // Anyone may remove an entry of a shared directory between this listing and bwrap's mounts: a
-      // vanished entry is skipped (--ro-bind-try), never a failed start.
-      for (const name of names) {
-        const p = `${d}/${name}`;
-        const st = lstat(p);
-        if (st?.isSymlink) {
-          const target = readLink(p);
-          if (target === null) continue;
-          mount(p, "--symlink", target, p);
-        } else if (st || !lean.has(d)) mount(p, "--ro-bind-try", p, p);
-        else continue;
-        ignore.push(name);
-      }
-      shadows.push({ dir, shows: d, ignore });
+  for (const d of watched) {
+    // A watched directory that is itself a copied lane (the plan's directory as the project directory)
+    // is observed by its copy, file by file, instead of by a top-level shadow.
+    if (lanes.get(d)) continue;
+    // A shared directory (/tmp) is never listed: its size, and entries vanishing under a busy machine,
+    // must not change what a start costs or whether it succeeds.
+    const names = lean.has(d)
+      ? holders(d, [...(o.needed ?? []), o.runDir, o.scope, ...o.readable, ...o.writable, ...watched])
+      : [...Deno.readDirSync(d)].map((e) => e.name);
+    // Each entry bound back is a mount: past a few hundred, the directory stays read-only instead
+    // (a write there is refused, not caught in a shadow).
+    if (names.length > MAX_SHADOWED_ENTRIES) {
+      refusing.push(d);
+      continue;
     }
+    const tag = d.replaceAll("/", "_");
+    const dir = `${o.shadowRoot}/host${tag}`;
+    Deno.mkdirSync(dir, { recursive: true });
+    mount(d, "--bind", dir, d);
+    const ignore: string[] = [];
+    // Anyone may remove an entry of a shared directory between this listing and bwrap's mounts: a
+    // vanished entry is skipped (--ro-bind-try), never a failed start.
+    for (const name of names) {
+      const p = `${d}/${name}`;
+      const st = lstat(p);
+      if (st?.isSymlink) {
+        const target = readLink(p);
+        if (target === null) continue;
+        mount(p, "--symlink", target, p);
+      } else if (st || !lean.has(d)) mount(p, "--ro-bind-try", p, p);
+      else continue;
+      ignore.push(name);
+    }
+    shadows.push({ dir, shows: d, ignore });
   }
   for (const p of secrets) {
     const st = lstat(p);
