@@ -18,7 +18,7 @@ import type { JobEnd, Proc } from "./backend/backend.ts";
 import type { CpuWait } from "./proc/cpu_wait.ts";
 import type { Fingerprinter, ScopePrint } from "./scope/fingerprint.ts";
 import type { GuardSchedule } from "./guard_schedule.ts";
-import { shadowWrites, syncLane } from "./sandbox/bwrap.ts";
+import { shadowPath, shadowWrites, syncLane } from "./sandbox/bwrap.ts";
 import type { Command, Shadow } from "./backend/launch.ts";
 import type { Lockstep } from "./lockstep.ts";
 import { readManifest } from "./scope/manifest.ts";
@@ -304,7 +304,7 @@ export class Sensor {
         const key = `${shadow.dir}/${rel}:${op}`;
         if (h!.shadowSeen.has(key)) continue;
         h!.shadowSeen.add(key);
-        o.escapes.push({ path: `${shadow.shows}/${rel}`, op, via: "bwrap-shadow", stopped: true });
+        o.escapes.push({ path: shadowPath(shadow, rel), op, via: "bwrap-shadow", stopped: true });
       }
     }
   }

@@ -346,11 +346,14 @@ export const CASES: Case[] = [
       ...finish("tried"),
     ],
     expected: blocked,
-    gap: {
-      bwrap:
-        "the runs directory is hidden behind an empty tmpfs: the write succeeds there and vanishes unseen",
-      unsandboxed: "without a sandbox nothing watches the runs directory: the write lands unseen",
+    check: (all, _run, mode) => {
+      if (mode !== "bwrap") return null;
+      const a = all[0]?.evidence.attempts as { path: string; stopped_by: string }[] | undefined;
+      return a?.some((x) => x.path.endsWith("/runs/forged.txt") && x.stopped_by === "bwrap-shadow")
+        ? null
+        : `the write beside the run is not named: ${JSON.stringify(a)}`;
     },
+    gap: { unsandboxed: "without a sandbox nothing watches the runs directory: the write lands unseen" },
   },
   {
     name: "liar",

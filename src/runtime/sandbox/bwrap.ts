@@ -17,7 +17,7 @@
 import { listFiles } from "../scope/scope_files.ts";
 import { copyable, copyLane, type Shadow, sigAt, signature } from "./lanes.ts";
 
-export { COPY_LIMIT, type Shadow, signature, syncLane } from "./lanes.ts";
+export { COPY_LIMIT, type Shadow, shadowPath, signature, syncLane } from "./lanes.ts";
 
 /** Files and directories under $HOME that hold credentials: masked inside every sandbox. */
 export const SECRETS = [
@@ -179,11 +179,27 @@ export function bwrapLayout(o: Layout): { args: string[]; shadows: Shadow[]; ref
     if (st?.isDirectory) mount(p, "--tmpfs", p);
     else if (st) mount(p, "--ro-bind", "/dev/null", p);
   }
-  // Outer first, so an inner hiding (the run inside a hidden data directory) is not undone.
+  // Shadows whose mount points inside (made by bubblewrap) are listed once every mount is known.
+  const inspected: { at: string; shadow: Shadow }[] = [];
+  // Outer first, so an inner hiding (the run inside a hidden data directory) is not undone. A hidden
+  // directory looks empty; what a program writes there lands in a shadow of its own and is seen (a
+  // read-only layout gets an empty tmpfs: nothing inspects it).
   for (const d of [...new Set(hidden)].sort((a, b) => a.length - b.length)) {
     const st = d === o.runDir ? null : lstat(d);
-    if (d === o.runDir || st?.isDirectory) mount(d, "--tmpfs", d);
-    else if (st) mount(d, "--ro-bind", "/dev/null", d);
+    if (d !== o.runDir && !st?.isDirectory) {
+      if (st) mount(d, "--ro-bind", "/dev/null", d);
+      continue;
+    }
+    if (o.readOnly) {
+      mount(d, "--tmpfs", d);
+      continue;
+    }
+    const dir = `${o.shadowRoot}/hidden/${d === o.runDir ? "run" : `host${d.replaceAll("/", "_")}`}`;
+    Deno.mkdirSync(dir, { recursive: true });
+    mount(d, "--bind", dir, d);
+    const shadow: Shadow = { dir, shows: under(d, o.runDir) ? d.slice(o.runDir.length + 1) : d, ignore: [] };
+    inspected.push({ at: d, shadow });
+    shadows.push(shadow);
   }
   const nodes = `${o.shadowRoot}/nodes`;
   if (o.readOnly) {
@@ -193,7 +209,6 @@ export function bwrapLayout(o: Layout): { args: string[]; shadows: Shadow[]; ref
     mount(`${o.runDir}/nodes`, "--bind", nodes, `${o.runDir}/nodes`);
     shadows.push({ dir: nodes, shows: "nodes", ignore: [] });
   }
-  const copies: { at: string; shadow: Shadow }[] = [];
   for (const r of o.readable) {
     if (r === o.scope) continue;
     const files = lanes.get(r) ?? null;
@@ -216,14 +231,14 @@ export function bwrapLayout(o: Layout): { args: string[]; shadows: Shadow[]; ref
       shadow.source = r;
       shadow.synced = Object.fromEntries(Object.keys(baseline).map((f) => [f, sigAt(`${r}/${f}`)!]));
     }
-    copies.push({ at: r, shadow });
+    inspected.push({ at: r, shadow });
     shadows.push(shadow);
   }
   mount(o.scope, o.readOnly ? "--ro-bind" : "--bind", o.scope, o.scope);
   for (const w of o.writable) mount(w, "--bind", w, w);
-  // What bubblewrap mounts inside a copy (the runs in a plan directory) it creates there first: never a
-  // write of the program's.
-  for (const { at, shadow } of copies) {
+  // What bubblewrap mounts inside a copy or a hidden directory (the runs in a plan directory, the run's
+  // nodes/ and scratch) it creates there first: never a write of the program's.
+  for (const { at, shadow } of inspected) {
     shadow.ignore = mounts.filter((m) => m.at !== at && under(m.at, at)).map((m) =>
       m.at.slice(at.length + 1)
     );

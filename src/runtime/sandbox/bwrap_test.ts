@@ -247,3 +247,45 @@ Deno.test({
   equal(await sh(`ls ${run}/nodes/src`), "ckpt\n", "a file its owner removed is gone from the copy too");
   cleanUp();
 });
+
+Deno.test({
+  name: "bwrapLayout(): the run's own directory and other runs look empty, and a write into them is seen",
+  ignore: ignored,
+}, async () => {
+  const runs = tempDir();
+  const run = `${runs}/r1`;
+  Deno.mkdirSync(`${runs}/r0`);
+  Deno.writeTextFileSync(`${runs}/r0/state.json`, "{}");
+  Deno.mkdirSync(`${run}/nodes/a`, { recursive: true });
+  Deno.mkdirSync(`${run}/.arrow/faults`, { recursive: true });
+  Deno.writeTextFileSync(`${run}/.arrow/faults/a.1.jsonl`, "");
+  Deno.writeTextFileSync(`${run}/replay.jsonl`, "{}\n");
+  const { args, shadows } = bwrapLayout({
+    runDir: run,
+    runsDir: runs,
+    scope: `${run}/nodes/a`,
+    readable: [],
+    writable: [`${run}/.arrow/faults/a.1.jsonl`],
+    shadowRoot: `${run}/.arrow/shadow/a.1`,
+    scopes: ["a"],
+    watched: [],
+    home: null,
+  });
+  const sh = (cmd: string) =>
+    new Deno.Command(BWRAP!, { args: [...args, "--", "sh", "-c", cmd], stdout: "piped" }).output();
+  const seen = await sh(`ls ${runs}; cat ${run}/replay.jsonl 2>/dev/null || echo hidden`);
+  equal(new TextDecoder().decode(seen.stdout), "r1\nhidden\n");
+  deepEqual(shadows.flatMap((s) => shadowWrites(s)), [], "mount points are no write");
+  await sh(
+    `echo forged >> ${run}/replay.jsonl; mkdir -p ${runs}/r0 && echo x > ${runs}/r0/state.json; echo y > ${runs}/new.txt`,
+  );
+  const got = shadows.flatMap((s) => shadowWrites(s).map((w) => [s.shows || "(run)", w.rel, w.op]));
+  deepEqual(got.sort(), [
+    ["(run)", "replay.jsonl", "write"],
+    [runs, "new.txt", "write"],
+    [runs, "r0/state.json", "write"],
+  ]);
+  equal(Deno.readTextFileSync(`${run}/replay.jsonl`), "{}\n", "the run's black box is untouched");
+  equal(Deno.readTextFileSync(`${runs}/r0/state.json`), "{}");
+  cleanUp();
+});

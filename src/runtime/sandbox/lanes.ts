@@ -11,7 +11,10 @@ import { listFiles } from "../scope/scope_files.ts";
 export interface Shadow {
   /** Host directory that receives stray writes. */
   dir: string;
-  /** The path it stands for, as evidence shows it (run-relative for the run's nodes/, else absolute). */
+  /**
+   * The path it stands for, as evidence shows it: run-relative inside the run ("nodes", "" for the run
+   * directory itself), else absolute. `shadowPath` joins a file to it.
+   */
   shows: string;
   /** Entries bubblewrap itself created in it (mount points of what is bound back): never a write. */
   ignore: string[];
@@ -143,4 +146,9 @@ export function syncLane(shadow: Shadow): void {
     delete baseline[rel];
     delete synced[rel];
   }
+}
+
+/** Where a file found in `shadow` stands, as evidence shows it. */
+export function shadowPath(shadow: Shadow, rel: string): string {
+  return shadow.shows ? `${shadow.shows}/${rel}` : rel;
 }

@@ -8,7 +8,7 @@
  * @module
  */
 import { inside, resolvePath } from "../../runtime/sandbox/audit.ts";
-import { type Shadow, shadowWrites } from "../../runtime/sandbox/bwrap.ts";
+import { type Shadow, shadowPath, shadowWrites } from "../../runtime/sandbox/bwrap.ts";
 import { CpuWait } from "../../runtime/proc/cpu_wait.ts";
 import { spawn, type Spawned, stopGroup } from "../../runtime/proc/proc.ts";
 import type { ProcJournal } from "../../runtime/proc/proc_journal.ts";
@@ -146,7 +146,7 @@ export function shadowEscapes(shadows: readonly Shadow[], seen = new Set<string>
       const key = `${s.dir}/${rel}:${op}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      out.push({ path: `${s.shows}/${rel}`, op, stopped_by: "bwrap-shadow" });
+      out.push({ path: shadowPath(s, rel), op, stopped_by: "bwrap-shadow" });
     }
   }
   return out;
