@@ -208,6 +208,12 @@ export class Sensor {
             `judged by an edited file`,
         )
         : await acceptance.run();
+      // What the check itself tried to write outside its read-only lane is the node's too.
+      for (const shadow of acceptance.cmd.shadows ?? []) {
+        for (const { rel, op } of shadowWrites(shadow)) {
+          o.escapes.push({ path: shadowPath(shadow, rel), op, via: "bwrap-shadow", stopped: true });
+        }
+      }
       const { manifest, error } = readManifest(this.#w.scope(node));
       const observedBest = node.kind === "long"
         ? undefined

@@ -182,16 +182,11 @@ export function bwrapLayout(o: Layout): { args: string[]; shadows: Shadow[]; ref
   // Shadows whose mount points inside (made by bubblewrap) are listed once every mount is known.
   const inspected: { at: string; shadow: Shadow }[] = [];
   // Outer first, so an inner hiding (the run inside a hidden data directory) is not undone. A hidden
-  // directory looks empty; what a program writes there lands in a shadow of its own and is seen (a
-  // read-only layout gets an empty tmpfs: nothing inspects it).
+  // directory looks empty; what a program writes there lands in a shadow of its own and is seen.
   for (const d of [...new Set(hidden)].sort((a, b) => a.length - b.length)) {
     const st = d === o.runDir ? null : lstat(d);
     if (d !== o.runDir && !st?.isDirectory) {
       if (st) mount(d, "--ro-bind", "/dev/null", d);
-      continue;
-    }
-    if (o.readOnly) {
-      mount(d, "--tmpfs", d);
       continue;
     }
     const dir = `${o.shadowRoot}/hidden/${d === o.runDir ? "run" : `host${d.replaceAll("/", "_")}`}`;
