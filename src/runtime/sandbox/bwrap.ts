@@ -3,7 +3,9 @@
  * read-only (a venv, conda or pyenv under $HOME keeps working), its inputs and its scope — not other nodes'
  * scopes, not the run's state and logs, not other runs, not secrets, no network. No write is refused in
  * silence where Arrow can give it somewhere to land: the top level of $HOME, the project directory and the
- * run's nodes/ are shadow directories Arrow inspects; /tmp is an empty shadow whatever the host's /tmp holds
+ * run's nodes/ are shadow directories Arrow inspects, and the run's own directory, other runs and hidden data
+ * directories are empty shadows (they look empty; a write there is seen); /tmp is an empty shadow whatever
+ * the host's /tmp holds
  * (only the entries the program needs are bound back, so its cost and its start do not depend on /tmp); and
  * the input scopes the program may read — and the plan's directory, beside its runs or not — are copies in
  * its shadow (lanes.ts), compared after, so an edit of an input, of the harness or of an evaluator is seen
@@ -74,7 +76,7 @@ export interface Layout {
    * is copied, but `watched` directories are still shadows when given.
    */
   readOnly?: boolean;
-  /** More host paths hidden like the run: a directory under an empty tmpfs, a file behind /dev/null. */
+  /** More host paths hidden like the run: a directory behind an empty shadow, a file behind /dev/null. */
   masked?: string[];
 }
 
@@ -174,16 +176,13 @@ export function bwrapLayout(o: Layout): { args: string[]; shadows: Shadow[]; ref
     }
     shadows.push({ dir, shows: d, ignore });
   }
-  for (const p of secrets) {
-    const st = lstat(p);
-    if (st?.isDirectory) mount(p, "--tmpfs", p);
-    else if (st) mount(p, "--ro-bind", "/dev/null", p);
-  }
   // Shadows whose mount points inside (made by bubblewrap) are listed once every mount is known.
   const inspected: { at: string; shadow: Shadow }[] = [];
   // Outer first, so an inner hiding (the run inside a hidden data directory) is not undone. A hidden
-  // directory looks empty; what a program writes there lands in a shadow of its own and is seen.
-  for (const d of [...new Set(hidden)].sort((a, b) => a.length - b.length)) {
+  // directory (a secret one under $HOME too) looks empty; what a program writes there lands in a shadow of
+  // its own and is seen.
+  const hiding = [...new Set([...secrets, ...hidden])].sort((a, b) => a.length - b.length);
+  for (const d of hiding) {
     const st = d === o.runDir ? null : lstat(d);
     if (d !== o.runDir && !st?.isDirectory) {
       if (st) mount(d, "--ro-bind", "/dev/null", d);

@@ -249,10 +249,13 @@ Deno.test({
 });
 
 Deno.test({
-  name: "bwrapLayout(): the run's own directory and other runs look empty, and a write into them is seen",
+  name: "bwrapLayout(): the run's own directory, other runs and ~/.ssh look empty; a write into them is seen",
   ignore: ignored,
 }, async () => {
   const runs = tempDir();
+  const home = tempDir();
+  Deno.mkdirSync(`${home}/.ssh`);
+  Deno.writeTextFileSync(`${home}/.ssh/id_rsa`, "secret\n");
   const run = `${runs}/r1`;
   Deno.mkdirSync(`${runs}/r0`);
   Deno.writeTextFileSync(`${runs}/r0/state.json`, "{}");
@@ -269,23 +272,25 @@ Deno.test({
     shadowRoot: `${run}/.arrow/shadow/a.1`,
     scopes: ["a"],
     watched: [],
-    home: null,
+    home,
   });
   const sh = (cmd: string) =>
     new Deno.Command(BWRAP!, { args: [...args, "--", "sh", "-c", cmd], stdout: "piped" }).output();
-  const seen = await sh(`ls ${runs}; cat ${run}/replay.jsonl 2>/dev/null || echo hidden`);
+  const seen = await sh(`ls -A ${home}/.ssh; ls ${runs}; cat ${run}/replay.jsonl 2>/dev/null || echo hidden`);
   equal(new TextDecoder().decode(seen.stdout), "r1\nhidden\n");
   deepEqual(shadows.flatMap((s) => shadowWrites(s)), [], "mount points are no write");
   await sh(
-    `echo forged >> ${run}/replay.jsonl; mkdir -p ${runs}/r0 && echo x > ${runs}/r0/state.json; echo y > ${runs}/new.txt`,
+    `echo k >> ${home}/.ssh/authorized_keys; echo forged >> ${run}/replay.jsonl; mkdir -p ${runs}/r0 && echo x > ${runs}/r0/state.json; echo y > ${runs}/new.txt`,
   );
   const got = shadows.flatMap((s) => shadowWrites(s).map((w) => [s.shows || "(run)", w.rel, w.op]));
   deepEqual(got.sort(), [
     ["(run)", "replay.jsonl", "write"],
+    [`${home}/.ssh`, "authorized_keys", "write"],
     [runs, "new.txt", "write"],
     [runs, "r0/state.json", "write"],
   ]);
   equal(Deno.readTextFileSync(`${run}/replay.jsonl`), "{}\n", "the run's black box is untouched");
   equal(Deno.readTextFileSync(`${runs}/r0/state.json`), "{}");
+  deepEqual([...Deno.readDirSync(`${home}/.ssh`)].map((e) => e.name), ["id_rsa"]);
   cleanUp();
 });
