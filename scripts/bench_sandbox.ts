@@ -16,8 +16,15 @@ if (!bwrap) {
   console.log("bench_sandbox: bubblewrap is not installed (apt-get install -y bubblewrap)");
   Deno.exit(0);
 }
-const run = Deno.makeTempDirSync({ prefix: "arrow-bench-sandbox-" });
-Deno.mkdirSync(`${run}/nodes/a`, { recursive: true });
+// The common layout: plan.yaml and its evaluator beside runs/, this run among 50 others.
+const planDir = Deno.makeTempDirSync({ prefix: "arrow-bench-sandbox-" });
+Deno.writeTextFileSync(`${planDir}/plan.yaml`, "question: q\n");
+Deno.writeTextFileSync(`${planDir}/evaluate.py`, "print(0.5)\n");
+for (let i = 0; i < 50; i++) Deno.mkdirSync(`${planDir}/runs/other${i}/nodes`, { recursive: true });
+const run = `${planDir}/runs/this`;
+for (const n of ["a", "in", "src"]) Deno.mkdirSync(`${run}/nodes/${n}`, { recursive: true });
+for (let i = 0; i < 20; i++) Deno.writeTextFileSync(`${run}/nodes/in/f${i}.csv`, "x\n".repeat(500));
+for (let i = 0; i < 10; i++) Deno.writeTextFileSync(`${run}/nodes/src/ckpt${i}.json`, "{}");
 const extra: string[] = [];
 
 function setEntries(n: number) {
@@ -28,16 +35,22 @@ function setEntries(n: number) {
   }
 }
 
-async function start(lean: boolean): Promise<{ ms: number; argv: number }> {
+type How = "lean" | "listed" | "lanes";
+
+async function start(how: How): Promise<{ ms: number; argv: number }> {
   const t0 = performance.now();
+  const lean = how !== "listed";
+  const lanes = how === "lanes";
   const { args } = bwrapLayout({
     runDir: run,
-    runsDir: null,
+    runsDir: `${planDir}/runs`,
     scope: `${run}/nodes/a`,
-    readable: [],
+    readable: lanes ? [`${run}/nodes/in`, planDir, `${run}/nodes/src`] : [],
+    copied: lanes ? [`${run}/nodes/in`, planDir] : [],
+    synced: lanes ? [`${run}/nodes/src`] : [],
     writable: [],
     shadowRoot: `${run}/.arrow/shadow/a.${Math.random().toString(36).slice(2)}`,
-    scopes: ["a"],
+    scopes: ["a", "in", "src"],
     watched: ["/tmp"],
     lean: lean ? ["/tmp"] : [],
     needed: [Deno.execPath()],
@@ -53,22 +66,21 @@ try {
   console.log("entries  layout  median_ms  argv");
   for (const n of [10, 5_000]) {
     setEntries(n);
-    for (const lean of [true, false]) {
+    for (const how of ["lean", "listed", "lanes"] as const) {
       const times: number[] = [];
       let argv = 0;
       for (let i = 0; i < repeats; i++) {
-        const r = await start(lean).catch(() => null);
+        const r = await start(how).catch(() => null);
         if (r) {
           times.push(r.ms);
           argv = r.argv;
         }
       }
-      const how = lean ? "lean" : "listed";
       const note = times.length ? `${median(times).toFixed(1)}` : "(starts failed)";
       console.log(`${String(n).padStart(7)}  ${how.padEnd(6)}  ${note.padStart(9)}  ${argv}`);
     }
   }
 } finally {
   for (const d of extra) Deno.removeSync(d, { recursive: true });
-  Deno.removeSync(run, { recursive: true });
+  Deno.removeSync(planDir, { recursive: true });
 }

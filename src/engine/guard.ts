@@ -66,9 +66,40 @@ export function scopeChecks(tx: Tx, obs: Observations): void {
       worldChanged(tx, g.owner, irreparable);
     }
   }
+  planFileChecks(tx, obs.planFiles ?? [], byWriter, unconfined);
   for (const [writer, escapes] of byWriter) {
     if (tx.state.nodes[writer]!.status === "running") sup.scopeViolation(tx, writer, null, escapes);
   }
+}
+
+/**
+ * The plan's evaluator or acceptance files changed (SENSE put them back where it could). A write a sandbox
+ * layer attributed is its writer's; any other is reported on the node that owns the protocol (the files
+ * judge every claim), blaming no one. Whether a claim may stand is SENSE's: it refuses every claim while a
+ * file it could not put back is different.
+ */
+function planFileChecks(
+  tx: Tx,
+  changes: readonly { path: string; restored: boolean }[],
+  byWriter: Map<NodeId, EscapeAttempt[]>,
+  unconfined: NodeId[],
+): void {
+  const loose: EscapeAttempt[] = [];
+  for (const c of changes) {
+    const seen = [...byWriter.values()].flat().filter((e) => e.path === c.path);
+    for (const e of seen) e.reverted = c.restored;
+    if (!seen.length) loose.push({ path: c.path, op: "write", stopped_by: null, reverted: c.restored });
+  }
+  if (!loose.length) return;
+  const plan = tx.state.plan;
+  const owner = plan.nodes.find((n) => n.role === "protocol")?.id ?? plan.order[0]!;
+  sup.scopeViolation(tx, null, owner, loose, {
+    unattributed: unconfined.length
+      ? `${unconfined.join(", ")} ran without a sandbox layer (--unsandboxed), so no layer saw who wrote ` +
+        `the plan's files`
+      : "no sandbox layer saw the write into the plan's files",
+    irreparable: loose.filter((e) => !e.reverted).map((e) => e.path),
+  });
 }
 
 /**

@@ -100,6 +100,11 @@ export interface Observations {
   unconfined: NodeId[];
   /** Operator requests (arrow reopen / taint) that arrived since the last tick. */
   requests: Request[];
+  /**
+   * The plan's evaluator and acceptance files found changed since the run started (absolute paths), each
+   * put back or not: a write into the plan's own files that no sandbox layer saw.
+   */
+  planFiles?: { path: string; restored: boolean }[];
 }
 
 export function emptyNodeObs(fp: string): NodeObs {

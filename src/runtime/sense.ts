@@ -18,7 +18,7 @@ import type { JobEnd, Proc } from "./backend/backend.ts";
 import type { CpuWait } from "./proc/cpu_wait.ts";
 import type { Fingerprinter, ScopePrint } from "./scope/fingerprint.ts";
 import type { GuardSchedule } from "./guard_schedule.ts";
-import { shadowWrites } from "./sandbox/bwrap.ts";
+import { shadowPath, shadowWrites, syncLane } from "./sandbox/bwrap.ts";
 import type { Command, Shadow } from "./backend/launch.ts";
 import type { Lockstep } from "./lockstep.ts";
 import { readManifest } from "./scope/manifest.ts";
@@ -32,6 +32,7 @@ import {
 } from "./scope/node_files.ts";
 import { stopGroup } from "./proc/proc.ts";
 import type { ScopeRecord } from "./scope/scope_record.ts";
+import type { PlanFiles } from "./scope/plan_files.ts";
 import type { StepsTail } from "./proc/steps_tail.ts";
 import { type JsonlTail, MAX_LINE, MAX_POINTS, metricPoints, thinPoints } from "./proc/tail.ts";
 
@@ -86,6 +87,8 @@ export interface SenseContext {
   readonly bwrap: string | null;
   readonly ackTimeoutMs: number;
   readonly guard: GuardSchedule;
+  /** The plan's evaluator and acceptance files, held to the run's start. */
+  readonly planFiles: PlanFiles;
   scope(n: PlanNode): string;
   rel(abs: string): string;
   noteJob(id: NodeId, proc: Proc): void;
@@ -172,6 +175,13 @@ export class Sensor {
         }
       }
     }
+    // Stream sources' copies take in what their owners wrote since, once the readers' own writes were
+    // read — after every node's files, so a checkpoint this tick observed is in every reader's copy.
+    for (const id of running) for (const shadow of this.#w.handles.get(id)?.shadows ?? []) syncLane(shadow);
+    // Right before any claim is judged: the files that judge it are as the run started, or put back.
+    const planChanges = this.#w.planFiles.check(state);
+    if (planChanges.length) obs.planFiles = planChanges;
+    const broken = this.#w.planFiles.broken(state);
     await Promise.all([...exits].map(async ([id, exit]) => {
       const node = nodeOf(state.plan, id);
       const h = this.#w.handles.get(id);
@@ -191,9 +201,19 @@ export class Sensor {
         };
         return;
       }
-      const accept =
-        await (h?.accept ?? Acceptance.prepare(state, node, this.#w.runDir, this.#w.bwrap, false))
-          .run();
+      const acceptance = h?.accept ?? Acceptance.prepare(state, node, this.#w.runDir, this.#w.bwrap, false);
+      const accept = broken.length && acceptance.cmd.kind !== "builtin"
+        ? await acceptance.refuse(
+          `${broken.join(", ")} changed since the run started and could not be put back: no claim is ` +
+            `judged by an edited file`,
+        )
+        : await acceptance.run();
+      // What the check itself tried to write outside its read-only lane is the node's too.
+      for (const shadow of acceptance.cmd.shadows ?? []) {
+        for (const { rel, op } of shadowWrites(shadow)) {
+          o.escapes.push({ path: shadowPath(shadow, rel), op, via: "bwrap-shadow", stopped: true });
+        }
+      }
       const { manifest, error } = readManifest(this.#w.scope(node));
       const observedBest = node.kind === "long"
         ? undefined
@@ -290,7 +310,7 @@ export class Sensor {
         const key = `${shadow.dir}/${rel}:${op}`;
         if (h!.shadowSeen.has(key)) continue;
         h!.shadowSeen.add(key);
-        o.escapes.push({ path: `${shadow.shows}/${rel}`, op, via: "bwrap-shadow", stopped: true });
+        o.escapes.push({ path: shadowPath(shadow, rel), op, via: "bwrap-shadow", stopped: true });
       }
     }
   }

@@ -28,6 +28,7 @@ import { ProcJournal } from "./proc/proc_journal.ts";
 import { moveContentsAside, moveLaterCkpts } from "./scope/scope_files.ts";
 import { GuardSchedule } from "./guard_schedule.ts";
 import { ScopeRecord } from "./scope/scope_record.ts";
+import { PlanFiles } from "./scope/plan_files.ts";
 import { type Handle, Sensor } from "./sense.ts";
 import { JsonlTail } from "./proc/tail.ts";
 import { StepsTail } from "./proc/steps_tail.ts";
@@ -101,6 +102,7 @@ export class World {
       bwrap: this.#bwrap,
       ackTimeoutMs: opts.ackTimeoutMs ?? 60_000,
       guard: this.#guard,
+      planFiles: new PlanFiles(this.runDir, this.scopes.blobs),
       scope: scopeOf,
       rel,
       noteJob,

@@ -239,7 +239,7 @@ export interface FinalReferences {
 /** Something a sandbox layer saw the code try outside its lane. */
 export interface Escape {
   path: string;
-  op: "read" | "write" | "net" | "import";
+  op: "read" | "write" | "delete" | "net" | "import";
   stopped_by: string | null;
 }
 

@@ -76,9 +76,14 @@ export class Lab {
     };
   }
 
-  /** Writes a plan file (JSON is YAML) and returns its path. */
+  /**
+   * Writes a plan file (JSON is YAML) and returns its path. Plans have a directory of their own: a sandboxed
+   * program sees the plan's directory through a copy it may write into (seen and blamed), and the lab's
+   * other directories — arrow's working directory, HOME, `outside`, arrow's own copy — are not the plan's.
+   */
   plan(name: string, doc: unknown): string {
-    const path = `${this.base}/${name}.yaml`;
+    Deno.mkdirSync(`${this.base}/plans`, { recursive: true });
+    const path = `${this.base}/plans/${name}.yaml`;
     Deno.writeTextFileSync(path, JSON.stringify(doc, null, 1));
     return path;
   }

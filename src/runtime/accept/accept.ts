@@ -152,6 +152,12 @@ export class Acceptance {
     return { argv, code: 0, stdout: `${shown}claim reproduces: ${claimed} (recomputed ${got})\n`, stderr };
   }
 
+  /** The claim is refused without running the check (exit 1, `why` as its stderr). */
+  async refuse(why: string): Promise<AcceptanceRun> {
+    await this.cancel();
+    return { argv: this.cmd.argv, code: 1, stdout: "", stderr: why };
+  }
+
   /** Stops a checker that was started ahead and will not be needed. */
   async cancel(): Promise<void> {
     const child = this.#child;

@@ -10,7 +10,7 @@ import type { PlanNode } from "../../graph/types.ts";
 import type { RunState } from "../../model/state.ts";
 import { ancestors, parents } from "../../model/topology.ts";
 import { ACCEPT_EPS } from "../../thresholds.ts";
-import { bwrapLayout } from "../sandbox/bwrap.ts";
+import { bwrapLayout, type Shadow } from "../sandbox/bwrap.ts";
 import { readManifest } from "../scope/manifest.ts";
 import {
   baseEnv,
@@ -18,8 +18,10 @@ import {
   denoScript,
   expand,
   makeScratch,
+  neededPaths,
   scopeDir,
   scratchDir,
+  watchedDirs,
 } from "../backend/launch.ts";
 
 export interface AcceptanceCommand {
@@ -33,6 +35,8 @@ export interface AcceptanceCommand {
   evaluator?: string[];
   /** Why it cannot run at all (it then counts as exit 127 with this as stderr). */
   refuse?: string;
+  /** Under bubblewrap, where a write outside its (read-only) lane lands and is seen after it ran. */
+  shadows?: Shadow[];
 }
 
 /** The scope holding the frozen data set: the verified data node whose manifest carries the frozen hashes. */
@@ -93,22 +97,27 @@ function boxed(
   bwrap: string,
   argv: string[],
   extraReadable: string[],
-): { cmd: string; args: string[]; scratch: string } {
+): { cmd: string; args: string[]; scratch: string; shadows: Shadow[] } {
   const scratch = scratchDir(runDir, `${node.id}.accept`);
   makeScratch(scratch);
+  // One shadow per attempt's check, so a check is never blamed for what an earlier one wrote.
+  const attempt = state.nodes[node.id]?.attempt ?? 0;
   const layout = bwrapLayout({
     runDir,
     runsDir: null,
     scope: scopeDir(runDir, node),
     readable: [...readableOf(state, node, runDir), ...extraReadable],
     writable: [scratch],
-    shadowRoot: `${runDir}/.arrow/shadow/${node.id}.accept`,
+    shadowRoot: `${runDir}/.arrow/shadow/${node.id}.${attempt}.accept.${crypto.randomUUID().slice(0, 8)}`,
     scopes: [],
-    watched: [],
+    // Read-only, but a write to /tmp, $HOME or the project directory lands in a shadow and is seen.
+    watched: watchedDirs(),
+    lean: ["/tmp"],
+    needed: [...neededPaths(argv), ...(state.plan.dir ? [state.plan.dir] : [])],
     home: Deno.env.get("HOME") ?? null,
     readOnly: true,
   });
-  return { cmd: bwrap, args: [...layout.args, "--", ...argv], scratch };
+  return { cmd: bwrap, args: [...layout.args, "--", ...argv], scratch, shadows: layout.shadows };
 }
 
 export function acceptanceCommand(
@@ -184,6 +193,7 @@ export function acceptanceCommand(
       },
       argv: shown,
       evaluator: argv,
+      shadows: b.shadows,
     };
   }
   if (head === "@manifest" || head === "@claim") {
@@ -216,7 +226,14 @@ export function acceptanceCommand(
   };
   if (!bwrap) return { kind: "argv", cmd: argv[0]!, args: argv.slice(1), env, argv };
   const b = boxed(state, node, runDir, bwrap, argv, []);
-  return { kind: "argv", cmd: b.cmd, args: b.args, env: { ...env, TMPDIR: `${b.scratch}/tmp` }, argv };
+  return {
+    kind: "argv",
+    cmd: b.cmd,
+    args: b.args,
+    env: { ...env, TMPDIR: `${b.scratch}/tmp` },
+    argv,
+    shadows: b.shadows,
+  };
 }
 
 /**

@@ -164,8 +164,6 @@ export function watchedDirs(): string[] {
   return ["/tmp", ...(home ? [home] : []), Deno.cwd()];
 }
 
-const under = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith("/") ? dir : dir + "/");
-
 /** A program's argv wrapped in bubblewrap for one attempt of `node`. */
 export function sandboxed(ctx: LaunchContext, cfg: WorkerConfig, argv: string[], scratch: string) {
   const { runDir, node, state } = ctx;
@@ -176,12 +174,12 @@ export function sandboxed(ctx: LaunchContext, cfg: WorkerConfig, argv: string[],
   Deno.writeTextFileSync(cfg.faultLog, "", { append: true });
   const ancestors = Object.values(cfg.ancestors).map((r) => r.scope);
   // The plan's own directory (its evaluator, its harness programs) is a lane too, copied like an input so
-  // that an edit of it is seen — unless it holds the run or the project itself, which the layout shadows.
+  // that an edit of it is seen; the runs, the project or anything else it holds that the layout mounts on
+  // its own is left out of the copy.
   const planDir = state.plan.dir;
-  const planLane = planDir && !under(runDir, planDir) && planDir !== Deno.cwd() && !under(Deno.cwd(), planDir)
-    ? [planDir]
-    : [];
-  const readable = [...ancestors, ...planLane, ...Object.values(cfg.sources).map((r) => r.scope)];
+  const planLane = planDir && planDir !== "/" ? [planDir] : [];
+  const sources = Object.values(cfg.sources).map((r) => r.scope);
+  const readable = [...ancestors, ...planLane, ...sources];
   const layout = bwrapLayout({
     runDir,
     runsDir: ctx.runsDir ?? null,
@@ -193,9 +191,10 @@ export function sandboxed(ctx: LaunchContext, cfg: WorkerConfig, argv: string[],
     watched: watchedDirs(),
     lean: ["/tmp"],
     needed: [...neededPaths(argv), ...(planDir ? [planDir] : [])],
-    // Verified inputs are at rest, so a copy reads the same; a stream source is still being written and
-    // is bound live (read-only).
+    // Verified inputs are at rest, so a copy reads the same; a stream source is still being written, so
+    // its copy is kept in step with it every tick (and a write into it is seen like any other).
     copied: [...ancestors, ...planLane],
+    synced: sources,
     home: Deno.env.get("HOME") ?? null,
   });
   return { args: [...layout.args, "--", ...argv], shadows: layout.shadows };

@@ -10,56 +10,68 @@
  */
 import { readStat } from "./proc_stat.ts";
 
-const KEY = new TextEncoder().encode("ARROW_TOKEN=");
-const SLURM_JOB = new TextEncoder().encode("SLURM_JOB_ID=");
+const TOKEN = "ARROW_TOKEN";
+const SLURM_JOB = "SLURM_JOB_ID";
 
-/** The value of `key` (`NAME=` bytes) in the environment a process started with, or null. */
-function envValue(pid: number, key: Uint8Array): string | null {
+/**
+ * The values of `keys` in the environment a process started with (one read of /proc/PID/environ), or null
+ * when it cannot be read (gone, or not ours to read). A key it lacks is absent from the result.
+ */
+function environOf(pid: number, keys: readonly string[]): Map<string, string> | null {
   let env: Uint8Array;
   try {
     env = Deno.readFileSync(`/proc/${pid}/environ`);
   } catch {
     return null;
   }
-  for (let at = 0; at < env.length;) {
+  const wanted = keys.map((k) => new TextEncoder().encode(`${k}=`));
+  const out = new Map<string, string>();
+  for (let at = 0; at < env.length && out.size < keys.length;) {
     let end = env.indexOf(0, at);
     if (end < 0) end = env.length;
-    if (end - at >= key.length && key.every((b, i) => env[at + i] === b)) {
-      return new TextDecoder().decode(env.subarray(at + key.length, end));
+    for (const [i, key] of wanted.entries()) {
+      if (end - at >= key.length && key.every((b, j) => env[at + j] === b)) {
+        out.set(keys[i]!, new TextDecoder().decode(env.subarray(at + key.length, end)));
+      }
     }
     at = end + 1;
   }
-  return null;
+  return out;
+}
+
+/** Pids of the processes listed in /proc, this one excluded. */
+function procPids(): number[] {
+  try {
+    return [...Deno.readDirSync("/proc")].filter((d) => /^\d+$/.test(d.name)).map((d) => Number(d.name))
+      .filter((pid) => pid !== Deno.pid);
+  } catch {
+    return [];
+  }
 }
 
 /** The ARROW_TOKEN a process started with, or null (none, gone, or not ours to read). */
 export function tokenOf(pid: number): string | null {
-  return envValue(pid, KEY);
+  return environOf(pid, [TOKEN])?.get(TOKEN) ?? null;
 }
 
 /**
- * True for a process of a Slurm job (a cluster whose node is this machine runs the job here): the cluster
- * owns it, and a resume re-attaches to the job or cancels it — never kills its processes behind its back.
+ * Live processes (other than this one) whose initial environment holds a token `wanted` accepts, each with
+ * whether it belongs to a Slurm job (a cluster whose node is this machine runs the job here: the cluster
+ * owns it, and a resume re-attaches to the job or cancels it — never kills its processes behind its back).
  */
-function inSlurmJob(pid: number): boolean {
-  return envValue(pid, SLURM_JOB) !== null;
+function tokened(wanted: (token: string) => boolean): { pid: number; slurm: boolean }[] {
+  const out: { pid: number; slurm: boolean }[] = [];
+  for (const pid of procPids()) {
+    const env = environOf(pid, [TOKEN, SLURM_JOB]);
+    const token = env?.get(TOKEN);
+    if (token !== undefined && wanted(token)) out.push({ pid, slurm: env!.has(SLURM_JOB) });
+  }
+  return out;
 }
 
 /** Pids of live processes (other than this one) whose initial environment holds a token `wanted` accepts. */
 export function processesWithToken(wanted: (token: string) => boolean): number[] {
-  const out: number[] = [];
-  let entries: Deno.DirEntry[];
-  try {
-    entries = [...Deno.readDirSync("/proc")];
-  } catch {
-    return [];
-  }
-  for (const d of entries) {
-    if (!/^\d+$/.test(d.name) || Number(d.name) === Deno.pid) continue;
-    const token = tokenOf(Number(d.name));
-    if (token !== null && wanted(token)) out.push(Number(d.name));
-  }
-  return out;
+  return tokened(wanted).map((p) => p.pid);
 }
 
 /**
@@ -95,16 +107,7 @@ export function stranded(runDir: string, since: bigint): number[] {
   }
   const roots = [`${real}/nodes/`, `${real}/.arrow/`];
   const out: number[] = [];
-  let entries: Deno.DirEntry[];
-  try {
-    entries = [...Deno.readDirSync("/proc")];
-  } catch {
-    return [];
-  }
-  for (const d of entries) {
-    if (!/^\d+$/.test(d.name)) continue;
-    const pid = Number(d.name);
-    if (pid === Deno.pid) continue;
+  for (const pid of procPids()) {
     let cwd: string;
     try {
       cwd = Deno.readLinkSync(`/proc/${pid}/cwd`);
@@ -131,35 +134,32 @@ function ttyOf(pid: number): number {
 
 /**
  * What a resume clears of a killed arrow's run besides its journaled process groups: every process with
- * one of the run's attempt tokens, then every stranded one (above); returns their pids.
+ * one of the run's attempt tokens, then every stranded one (above), sparing Slurm jobs' processes; returns
+ * their pids.
  */
 export function sweepLeftovers(runDir: string, since: bigint | null): Promise<number[]> {
   const prefix = `${runDir}#`;
-  const killed = new Set(killAll((t) => t.startsWith(prefix), (pid) => !inSlurmJob(pid)));
+  const killed = killRounds(() =>
+    tokened((t) => t.startsWith(prefix)).filter((p) => !p.slurm).map((p) => p.pid)
+  );
   if (since !== null) {
-    for (let round = 0; round < 4; round++) {
-      const pids = stranded(runDir, since).filter((p) => !killed.has(p) && !inSlurmJob(p));
-      if (pids.length === 0) break;
-      for (const pid of pids) {
-        try {
-          Deno.kill(pid, "SIGKILL");
-        } catch {
-          // already gone
-        }
-        killed.add(pid);
-      }
-    }
+    const spared = (pid: number) => environOf(pid, [SLURM_JOB])?.has(SLURM_JOB) ?? false;
+    killRounds(() => stranded(runDir, since).filter((p) => !spared(p)), killed);
   }
   return Promise.resolve([...killed]);
 }
 
-function killAll(
-  wanted: (token: string) => boolean,
-  killable: (pid: number) => boolean = () => true,
-): number[] {
-  const killed = new Set<number>();
+function killAll(wanted: (token: string) => boolean): number[] {
+  return [...killRounds(() => processesWithToken(wanted))];
+}
+
+/**
+ * Kills what `find` names, looking again while new ones turn up (one may fork while it is being found), a
+ * few rounds at most; adds their pids to `killed` (never killed twice) and returns it.
+ */
+function killRounds(find: () => number[], killed = new Set<number>()): Set<number> {
   for (let round = 0; round < 4; round++) {
-    const pids = processesWithToken(wanted).filter((p) => !killed.has(p) && killable(p));
+    const pids = find().filter((p) => !killed.has(p));
     if (pids.length === 0) break;
     for (const pid of pids) {
       try {
@@ -170,5 +170,5 @@ function killAll(
       killed.add(pid);
     }
   }
-  return [...killed];
+  return killed;
 }

@@ -1,11 +1,11 @@
 import { deepEqual, equal } from "node:assert/strict";
-import { processesWithToken, sweepOrphans, sweepRun, tokenOf } from "./orphans.ts";
+import { processesWithToken, sweepLeftovers, sweepOrphans, sweepRun, tokenOf } from "./orphans.ts";
 
 /** A sleeper with `ARROW_TOKEN=token` (or none), in a session of its own; its pid once it runs `sleep`. */
-async function sleeper(token: string | null): Promise<number> {
+async function sleeper(token: string | null, more: Record<string, string> = {}): Promise<number> {
   const child = new Deno.Command("sleep", {
     args: ["30"],
-    env: token === null ? {} : { ARROW_TOKEN: token },
+    env: { ...more, ...(token === null ? {} : { ARROW_TOKEN: token }) },
     clearEnv: true,
     detached: true,
   }).spawn();
@@ -61,4 +61,15 @@ Deno.test("sweepRun() kills every attempt's leftovers of one run directory, not 
   equal(await gone(a) && await gone(b), true);
   deepEqual(processesWithToken((t) => t.startsWith(dir)), [sibling]);
   Deno.kill(sibling, "SIGKILL");
+});
+
+Deno.test("sweepLeftovers() kills a dead run's tokened processes and spares a Slurm job's", async () => {
+  const dir = "/tmp/run-" + crypto.randomUUID();
+  const mine = await sleeper(`${dir}#a#1`, { PAD: "x".repeat(300) });
+  const job = await sleeper(`${dir}#b#1`, { SLURM_JOB_ID: "42" });
+  equal(tokenOf(job), `${dir}#b#1`, "the token is read wherever it stands in the environment");
+  deepEqual(await sweepLeftovers(dir, null), [mine]);
+  equal(await gone(mine), true);
+  deepEqual(processesWithToken((t) => t.startsWith(dir)), [job]);
+  Deno.kill(job, "SIGKILL");
 });

@@ -3,31 +3,23 @@
  * read-only (a venv, conda or pyenv under $HOME keeps working), its inputs and its scope — not other nodes'
  * scopes, not the run's state and logs, not other runs, not secrets, no network. No write is refused in
  * silence where Arrow can give it somewhere to land: the top level of $HOME, the project directory and the
- * run's nodes/ are shadow directories Arrow inspects; /tmp is an empty shadow whatever the host's /tmp holds
+ * run's nodes/ are shadow directories Arrow inspects, and the run's own directory, other runs and hidden data
+ * directories are empty shadows (they look empty; a write there is seen); /tmp is an empty shadow whatever
+ * the host's /tmp holds
  * (only the entries the program needs are bound back, so its cost and its start do not depend on /tmp); and
- * the input scopes the program may read are copies in its shadow, compared after, so an edit of an input,
- * of the harness or of an evaluator is seen and named while the original stays untouched. bubblewrap
+ * the input scopes the program may read — and the plan's directory, beside its runs or not — are copies in
+ * its shadow (lanes.ts), compared after, so an edit of an input, of the harness or of an evaluator is seen
+ * and named while the original stays untouched; a stream source's copy is kept in step with it every tick.
+ * Mounts are made outer first, so a copy never covers what is mounted inside it. bubblewrap
  * resolves bind sources on the host and creates missing mount points inside the shadows; those mount points
  * are listed so they are never mistaken for writes.
  *
  * @module
  */
 import { listFiles } from "../scope/scope_files.ts";
+import { copyable, copyLane, type Shadow, sigAt, signature } from "./lanes.ts";
 
-/** A shadow directory standing in for a host directory inside the sandbox. */
-export interface Shadow {
-  /** Host directory that receives stray writes. */
-  dir: string;
-  /** The path it stands for, as evidence shows it (run-relative for the run's nodes/, else absolute). */
-  shows: string;
-  /** Entries bubblewrap itself created in it (mount points of what is bound back): never a write. */
-  ignore: string[];
-  /**
-   * For a copy of a read-only lane: each file's signature (`size:mtime`) as copied. A file that differs,
-   * appears or disappears is a write attempt; for other shadows any file is one.
-   */
-  baseline?: Record<string, string>;
-}
+export { COPY_LIMIT, type Shadow, shadowPath, signature, syncLane } from "./lanes.ts";
 
 /** Files and directories under $HOME that hold credentials: masked inside every sandbox. */
 export const SECRETS = [
@@ -73,18 +65,23 @@ export interface Layout {
    * past COPY_LIMIT is bound read-only instead, and named in the result's `refusing` list.
    */
   copied?: string[];
+  /**
+   * Lanes still being written by their owner (stream sources), given as copies Arrow keeps in step with
+   * them every tick (`syncLane`), so a write attempt into one lands in the copy and is seen too.
+   */
+  synced?: string[];
   home: string | null;
-  /** Read-only everywhere, scope included (acceptance commands and evaluators). */
+  /**
+   * Read-only everywhere, scope included (acceptance commands, evaluators, tree recomputations); no input
+   * is copied, but `watched` directories are still shadows when given.
+   */
   readOnly?: boolean;
-  /** More host paths hidden like the run: a directory under an empty tmpfs, a file behind /dev/null. */
+  /** More host paths hidden like the run: a directory behind an empty shadow, a file behind /dev/null. */
   masked?: string[];
 }
 
 /** Most entries a watched directory may have to be shadowed (each is bound back one by one). */
 export const MAX_SHADOWED_ENTRIES = 400;
-
-/** Largest read-only lane copied into a shadow (files and bytes); a larger one is bound read-only. */
-export const COPY_LIMIT = { files: 2_000, bytes: 64 * 1024 * 1024 };
 
 function lstat(p: string): Deno.FileInfo | null {
   try {
@@ -104,53 +101,6 @@ function readLink(p: string): string | null {
 
 const under = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith("/") ? dir : dir + "/");
 
-/** The signature a copied file is compared by: size and modification time. */
-export function signature(st: Deno.FileInfo): string {
-  return `${st.size}:${st.mtime?.getTime() ?? 0}`;
-}
-
-/** Files of `dir` (relative paths), or null when it holds more than COPY_LIMIT or a special file. */
-function copyable(dir: string): string[] | null {
-  const out: string[] = [];
-  let bytes = 0;
-  const walk = (rel: string): boolean => {
-    for (const e of Deno.readDirSync(rel ? `${dir}/${rel}` : dir)) {
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory) {
-        if (!walk(r)) return false;
-        continue;
-      }
-      const st = lstat(`${dir}/${r}`);
-      if (!st || !(st.isFile || st.isSymlink)) return false;
-      bytes += st.size;
-      out.push(r);
-      if (out.length > COPY_LIMIT.files || bytes > COPY_LIMIT.bytes) return false;
-    }
-    return true;
-  };
-  try {
-    return walk("") ? out : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Copies `src` into `dst` (links copied as links) and returns each file's signature there. */
-function copyLane(src: string, dst: string, files: string[]): Record<string, string> {
-  const baseline: Record<string, string> = {};
-  Deno.mkdirSync(dst, { recursive: true });
-  for (const rel of files) {
-    const from = `${src}/${rel}`;
-    const to = `${dst}/${rel}`;
-    Deno.mkdirSync(to.slice(0, to.lastIndexOf("/")), { recursive: true });
-    const st = Deno.lstatSync(from);
-    if (st.isSymlink) Deno.symlinkSync(Deno.readLinkSync(from), to);
-    else Deno.copyFileSync(from, to);
-    baseline[rel] = signature(Deno.lstatSync(to));
-  }
-  return baseline;
-}
-
 /** The top-level entries of `dir` that hold one of `paths` (or are one). */
 function holders(dir: string, paths: readonly string[]): string[] {
   const names = new Set<string>();
@@ -161,78 +111,105 @@ function holders(dir: string, paths: readonly string[]): string[] {
   return [...names].sort();
 }
 
-/** bubblewrap arguments (everything before `--`), the shadows to inspect, and the lanes left refusing. */
+/** Number of path components: mounts are made outer first, so an inner one is never covered. */
+const depth = (p: string) => p.split("/").filter(Boolean).length;
+
+/**
+ * bubblewrap arguments (everything before `--`), the shadows to inspect, and the lanes left refusing.
+ * Mounts are collected with where they land and emitted outer first (stable among equals), so a lane that
+ * holds other mounts (a plan directory holding the runs) is mounted before them and never covers them.
+ */
 export function bwrapLayout(o: Layout): { args: string[]; shadows: Shadow[]; refusing: string[] } {
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  const mounts: { at: string; args: string[] }[] = [];
+  const mount = (at: string, ...args: string[]) => mounts.push({ at, args });
   const shadows: Shadow[] = [];
   const refusing: string[] = [];
-  const watched = [...new Set(o.watched)].filter((d) => d !== "/" && lstat(d)?.isDirectory)
-    .sort((a, b) => a.length - b.length);
-  const lean = new Set(o.lean ?? []);
-  if (!o.readOnly) {
-    for (const d of watched) {
-      // A shared directory (/tmp) is never listed: its size, and entries vanishing under a busy machine,
-      // must not change what a start costs or whether it succeeds.
-      const names = lean.has(d)
-        ? holders(d, [...(o.needed ?? []), o.runDir, o.scope, ...o.readable, ...o.writable, ...watched])
-        : [...Deno.readDirSync(d)].map((e) => e.name);
-      // Each entry bound back is a mount: past a few hundred, the directory stays read-only instead
-      // (a write there is refused, not caught in a shadow).
-      if (names.length > MAX_SHADOWED_ENTRIES) {
-        refusing.push(d);
-        continue;
-      }
-      const tag = d.replaceAll("/", "_");
-      const dir = `${o.shadowRoot}/host${tag}`;
-      Deno.mkdirSync(dir, { recursive: true });
-      args.push("--bind", dir, d);
-      const ignore: string[] = [];
-      // Anyone may remove an entry of a shared directory between this listing and bwrap's mounts: a
-      // vanished entry is skipped (--ro-bind-try), never a failed start.
-      for (const name of names) {
-        const p = `${d}/${name}`;
-        const st = lstat(p);
-        if (st?.isSymlink) {
-          const target = readLink(p);
-          if (target === null) continue;
-          args.push("--symlink", target, p);
-        } else if (st || !lean.has(d)) args.push("--ro-bind-try", p, p);
-        else continue;
-        ignore.push(name);
-      }
-      shadows.push({ dir, shows: d, ignore });
-    }
-  }
-  for (const s of SECRETS) {
-    if (!o.home) break;
-    const p = `${o.home}/${s}`;
-    const st = lstat(p);
-    if (st?.isDirectory) args.push("--tmpfs", p);
-    else if (st) args.push("--ro-bind", "/dev/null", p);
-  }
+  const secrets = o.home ? SECRETS.map((s) => `${o.home}/${s}`) : [];
   const hidden = [o.runDir, ...(o.masked ?? [])];
   if (o.runsDir && under(o.runDir, o.runsDir) && o.runsDir !== o.runDir) hidden.push(o.runsDir);
-  // Outer first, so an inner hiding (the run inside a hidden data directory) is not undone.
-  for (const d of [...new Set(hidden)].sort((a, b) => a.length - b.length)) {
+  // Read-only lanes given as copies. A lane may hold the run or other mounts (a plan directory beside its
+  // runs/): those subtrees are left out of the copy, mounted over it as usual.
+  const synced = new Set(o.readOnly ? [] : o.synced ?? []);
+  const copied = new Set(o.readOnly ? [] : [...o.copied ?? [], ...synced]);
+  const watched = [...new Set(o.watched)].filter((d) => d !== "/" && lstat(d)?.isDirectory)
+    .sort((a, b) => a.length - b.length);
+  const lanes = new Map<string, string[] | null>();
+  for (const r of o.readable) {
+    if (r === o.scope || !copied.has(r)) continue;
+    const skip = [...hidden, ...secrets, ...watched, ...o.writable, o.scope, o.shadowRoot]
+      .filter((x) => x !== r && under(x, r));
+    lanes.set(r, copyable(r, skip));
+  }
+  const lean = new Set(o.lean ?? []);
+  for (const d of watched) {
+    // A watched directory that is itself a copied lane (the plan's directory as the project directory)
+    // is observed by its copy, file by file, instead of by a top-level shadow.
+    if (lanes.get(d)) continue;
+    // A shared directory (/tmp) is never listed: its size, and entries vanishing under a busy machine,
+    // must not change what a start costs or whether it succeeds.
+    const names = lean.has(d)
+      ? holders(d, [...(o.needed ?? []), o.runDir, o.scope, ...o.readable, ...o.writable, ...watched])
+      : [...Deno.readDirSync(d)].map((e) => e.name);
+    // Each entry bound back is a mount: past a few hundred, the directory stays read-only instead
+    // (a write there is refused, not caught in a shadow).
+    if (names.length > MAX_SHADOWED_ENTRIES) {
+      refusing.push(d);
+      continue;
+    }
+    const tag = d.replaceAll("/", "_");
+    const dir = `${o.shadowRoot}/host${tag}`;
+    Deno.mkdirSync(dir, { recursive: true });
+    mount(d, "--bind", dir, d);
+    const ignore: string[] = [];
+    // Anyone may remove an entry of a shared directory between this listing and bwrap's mounts: a
+    // vanished entry is skipped (--ro-bind-try), never a failed start.
+    for (const name of names) {
+      const p = `${d}/${name}`;
+      const st = lstat(p);
+      if (st?.isSymlink) {
+        const target = readLink(p);
+        if (target === null) continue;
+        mount(p, "--symlink", target, p);
+      } else if (st || !lean.has(d)) mount(p, "--ro-bind-try", p, p);
+      else continue;
+      ignore.push(name);
+    }
+    shadows.push({ dir, shows: d, ignore });
+  }
+  // Shadows whose mount points inside (made by bubblewrap) are listed once every mount is known.
+  const inspected: { at: string; shadow: Shadow }[] = [];
+  // Outer first, so an inner hiding (the run inside a hidden data directory) is not undone. A hidden
+  // directory (a secret one under $HOME too) looks empty; what a program writes there lands in a shadow of
+  // its own and is seen.
+  const hiding = [...new Set([...secrets, ...hidden])].sort((a, b) => a.length - b.length);
+  for (const d of hiding) {
     const st = d === o.runDir ? null : lstat(d);
-    if (d === o.runDir || st?.isDirectory) args.push("--tmpfs", d);
-    else if (st) args.push("--ro-bind", "/dev/null", d);
+    if (d !== o.runDir && !st?.isDirectory) {
+      if (st) mount(d, "--ro-bind", "/dev/null", d);
+      continue;
+    }
+    const dir = `${o.shadowRoot}/hidden/${d === o.runDir ? "run" : `host${d.replaceAll("/", "_")}`}`;
+    Deno.mkdirSync(dir, { recursive: true });
+    mount(d, "--bind", dir, d);
+    const shadow: Shadow = { dir, shows: under(d, o.runDir) ? d.slice(o.runDir.length + 1) : d, ignore: [] };
+    inspected.push({ at: d, shadow });
+    shadows.push(shadow);
   }
   const nodes = `${o.shadowRoot}/nodes`;
   if (o.readOnly) {
-    args.push("--dir", `${o.runDir}/nodes`);
+    mount(`${o.runDir}/nodes`, "--dir", `${o.runDir}/nodes`);
   } else if (o.scopes.length > 0) {
     for (const s of o.scopes) Deno.mkdirSync(`${nodes}/${s}`, { recursive: true });
-    args.push("--bind", nodes, `${o.runDir}/nodes`);
+    mount(`${o.runDir}/nodes`, "--bind", nodes, `${o.runDir}/nodes`);
     shadows.push({ dir: nodes, shows: "nodes", ignore: [] });
   }
-  const copied = new Set(o.readOnly ? [] : o.copied ?? []);
   for (const r of o.readable) {
     if (r === o.scope) continue;
-    const files = copied.has(r) ? copyable(r) : null;
+    const files = lanes.get(r) ?? null;
     if (files === null) {
       if (copied.has(r)) refusing.push(r);
-      args.push("--ro-bind", r, r);
+      // A watched directory keeps its top-level shadow: a read-only bind would cover it.
+      if (o.readOnly || !watched.includes(r)) mount(r, "--ro-bind", r, r);
       continue;
     }
     // The copy stands where the lane is: the program reads the same bytes, and what it writes stays here.
@@ -241,11 +218,31 @@ export function bwrapLayout(o: Layout): { args: string[]; shadows: Shadow[]; ref
       : `host${r.replaceAll("/", "_")}`;
     const dir = `${o.shadowRoot}/lanes/${rel}`;
     const baseline = copyLane(r, dir, files);
-    args.push("--bind", dir, r);
-    shadows.push({ dir, shows: under(r, o.runDir) ? r.slice(o.runDir.length + 1) : r, ignore: [], baseline });
+    mount(r, "--bind", dir, r);
+    const shows = under(r, o.runDir) ? r.slice(o.runDir.length + 1) : r;
+    const shadow: Shadow = { dir, shows, ignore: [], baseline };
+    if (synced.has(r)) {
+      shadow.source = r;
+      shadow.synced = Object.fromEntries(Object.keys(baseline).map((f) => [f, sigAt(`${r}/${f}`)!]));
+    }
+    inspected.push({ at: r, shadow });
+    shadows.push(shadow);
   }
-  args.push(o.readOnly ? "--ro-bind" : "--bind", o.scope, o.scope);
-  for (const w of o.writable) args.push("--bind", w, w);
+  mount(o.scope, o.readOnly ? "--ro-bind" : "--bind", o.scope, o.scope);
+  for (const w of o.writable) mount(w, "--bind", w, w);
+  // What bubblewrap mounts inside a copy or a hidden directory (the runs in a plan directory, the run's
+  // nodes/ and scratch) it creates there first: never a write of the program's.
+  for (const { at, shadow } of inspected) {
+    shadow.ignore = mounts.filter((m) => m.at !== at && under(m.at, at)).map((m) =>
+      m.at.slice(at.length + 1)
+    );
+  }
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  for (
+    const m of mounts.map((m, i) => ({ ...m, i })).sort((a, b) => depth(a.at) - depth(b.at) || a.i - b.i)
+  ) {
+    args.push(...m.args);
+  }
   args.push("--unshare-all", "--die-with-parent", "--new-session", "--chdir", o.scope);
   return { args, shadows, refusing };
 }

@@ -1,5 +1,5 @@
 import { deepEqual, equal } from "node:assert/strict";
-import { bwrapLayout, COPY_LIMIT, shadowWrites } from "./bwrap.ts";
+import { bwrapLayout, COPY_LIMIT, shadowWrites, syncLane } from "./bwrap.ts";
 import { BWRAP, needs, NO_BWRAP } from "../../../tests/helpers/needs.ts";
 
 const ignored = needs("bwrap_test", "the sandbox start case", NO_BWRAP);
@@ -143,5 +143,154 @@ Deno.test({
   equal(out.success, true, new TextDecoder().decode(out.stderr));
   deepEqual(shadowWrites(shadows.find((s) => s.shows === "nodes/a")!), [{ rel: "eval.sh", op: "write" }]);
   equal(Deno.readTextFileSync(`${run}/nodes/a/eval.sh`), "echo 0.5\n");
+  cleanUp();
+});
+
+/** The common layout: `plan.yaml`, its evaluator and `runs/` side by side; the run's scope `b` writes. */
+function planBesideRuns(watchPlan: boolean) {
+  const plan = tempDir();
+  Deno.writeTextFileSync(`${plan}/plan.yaml`, "nodes: []\n");
+  Deno.writeTextFileSync(`${plan}/evaluate.py`, "print(0.5)\n");
+  const run = `${plan}/runs/r1`;
+  Deno.mkdirSync(`${plan}/runs/r0`, { recursive: true });
+  Deno.writeTextFileSync(`${plan}/runs/r0/secret.txt`, "another run\n");
+  Deno.mkdirSync(`${run}/nodes/b`, { recursive: true });
+  const layout = bwrapLayout({
+    runDir: run,
+    runsDir: `${plan}/runs`,
+    scope: `${run}/nodes/b`,
+    readable: [plan],
+    writable: [],
+    shadowRoot: `${run}/.arrow/shadow/b.1`,
+    scopes: ["b"],
+    watched: watchPlan ? [plan] : [],
+    copied: [plan],
+    home: null,
+  });
+  return { plan, run, ...layout, lane: layout.shadows.find((s) => s.shows === plan)! };
+}
+
+for (const watchPlan of [false, true]) {
+  Deno.test({
+    name: `bwrapLayout(): an edit of the evaluator beside the runs lands in a copy and is seen${
+      watchPlan ? " (the plan's directory is the project directory)" : ""
+    }`,
+    ignore: ignored,
+  }, async () => {
+    const { plan, run, args, lane, shadows, refusing } = planBesideRuns(watchPlan);
+    deepEqual(refusing, []);
+    equal(lane.baseline?.["runs/r0/secret.txt"], undefined, "the runs are not copied");
+    const sh = (cmd: string) =>
+      new Deno.Command(BWRAP!, { args: [...args, "--", "sh", "-c", cmd], stdout: "piped", stderr: "piped" })
+        .output();
+    const quiet = await sh(`cat ${plan}/evaluate.py; ls ${plan}/runs; echo ok > ${run}/nodes/b/out.txt`);
+    equal(quiet.success, true, new TextDecoder().decode(quiet.stderr));
+    equal(new TextDecoder().decode(quiet.stdout), "print(0.5)\nr1\n", "other runs are hidden");
+    deepEqual(shadows.flatMap(shadowWrites), [], "mount points and the scope's own writes are no escape");
+    const out = await sh(`echo 'print(0.999)' > ${plan}/evaluate.py && touch ${plan}/new.txt`);
+    equal(out.success, true, new TextDecoder().decode(out.stderr));
+    deepEqual(shadowWrites(lane), [{ rel: "evaluate.py", op: "write" }, { rel: "new.txt", op: "write" }]);
+    equal(Deno.readTextFileSync(`${plan}/evaluate.py`), "print(0.5)\n", "the evaluator itself is untouched");
+    equal(Deno.readTextFileSync(`${run}/nodes/b/out.txt`), "ok\n");
+    cleanUp();
+  });
+}
+
+Deno.test({
+  name:
+    "bwrapLayout(): a stream source is a copy kept in step: the reader sees what its owner writes later, " +
+    "and its own write into it is seen",
+  ignore: ignored,
+}, async () => {
+  const run = tempDir();
+  for (const s of ["src", "r"]) Deno.mkdirSync(`${run}/nodes/${s}`, { recursive: true });
+  Deno.writeTextFileSync(`${run}/nodes/src/metrics.jsonl`, "1\n");
+  const { args, shadows, refusing } = bwrapLayout({
+    runDir: run,
+    runsDir: null,
+    scope: `${run}/nodes/r`,
+    readable: [`${run}/nodes/src`],
+    writable: [],
+    shadowRoot: `${run}/.arrow/shadow/r.1`,
+    scopes: ["src", "r"],
+    watched: [],
+    synced: [`${run}/nodes/src`],
+    home: null,
+  });
+  deepEqual(refusing, []);
+  const lane = shadows.find((s) => s.shows === "nodes/src")!;
+  const sh = async (cmd: string) => {
+    const out = await new Deno.Command(BWRAP!, {
+      args: [...args, "--", "sh", "-c", cmd],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    return new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+  };
+  // The owner writes on: after a sync the reader sees it.
+  Deno.writeTextFileSync(`${run}/nodes/src/metrics.jsonl`, "1\n2\n");
+  Deno.mkdirSync(`${run}/nodes/src/ckpt`);
+  Deno.writeTextFileSync(`${run}/nodes/src/ckpt/step_1.json`, "{}");
+  deepEqual(shadowWrites(lane), [], "the owner's writes are no reader's");
+  syncLane(lane);
+  equal(await sh(`cat ${run}/nodes/src/metrics.jsonl ${run}/nodes/src/ckpt/step_1.json`), "1\n2\n{}");
+  // The reader writes into its source: the write succeeds in the copy, is seen, and the source is untouched.
+  await sh(`echo forged > ${run}/nodes/src/ckpt/step_1.json; echo x > ${run}/nodes/src/evil.txt`);
+  deepEqual(shadowWrites(lane), [{ rel: "ckpt/step_1.json", op: "write" }, { rel: "evil.txt", op: "write" }]);
+  equal(Deno.readTextFileSync(`${run}/nodes/src/ckpt/step_1.json`), "{}");
+  // The next sync puts the source's version back into the copy and removes what the reader added.
+  syncLane(lane);
+  deepEqual(shadowWrites(lane), []);
+  equal(await sh(`cat ${run}/nodes/src/ckpt/step_1.json; ls ${run}/nodes/src`), "{}ckpt\nmetrics.jsonl\n");
+  Deno.removeSync(`${run}/nodes/src/metrics.jsonl`);
+  syncLane(lane);
+  equal(await sh(`ls ${run}/nodes/src`), "ckpt\n", "a file its owner removed is gone from the copy too");
+  cleanUp();
+});
+
+Deno.test({
+  name: "bwrapLayout(): the run's own directory, other runs and ~/.ssh look empty; a write into them is seen",
+  ignore: ignored,
+}, async () => {
+  const runs = tempDir();
+  const home = tempDir();
+  Deno.mkdirSync(`${home}/.ssh`);
+  Deno.writeTextFileSync(`${home}/.ssh/id_rsa`, "secret\n");
+  const run = `${runs}/r1`;
+  Deno.mkdirSync(`${runs}/r0`);
+  Deno.writeTextFileSync(`${runs}/r0/state.json`, "{}");
+  Deno.mkdirSync(`${run}/nodes/a`, { recursive: true });
+  Deno.mkdirSync(`${run}/.arrow/faults`, { recursive: true });
+  Deno.writeTextFileSync(`${run}/.arrow/faults/a.1.jsonl`, "");
+  Deno.writeTextFileSync(`${run}/replay.jsonl`, "{}\n");
+  const { args, shadows } = bwrapLayout({
+    runDir: run,
+    runsDir: runs,
+    scope: `${run}/nodes/a`,
+    readable: [],
+    writable: [`${run}/.arrow/faults/a.1.jsonl`],
+    shadowRoot: `${run}/.arrow/shadow/a.1`,
+    scopes: ["a"],
+    watched: [],
+    home,
+  });
+  const sh = (cmd: string) =>
+    new Deno.Command(BWRAP!, { args: [...args, "--", "sh", "-c", cmd], stdout: "piped" }).output();
+  const seen = await sh(`ls -A ${home}/.ssh; ls ${runs}; cat ${run}/replay.jsonl 2>/dev/null || echo hidden`);
+  equal(new TextDecoder().decode(seen.stdout), "r1\nhidden\n");
+  deepEqual(shadows.flatMap((s) => shadowWrites(s)), [], "mount points are no write");
+  await sh(
+    `echo k >> ${home}/.ssh/authorized_keys; echo forged >> ${run}/replay.jsonl; mkdir -p ${runs}/r0 && echo x > ${runs}/r0/state.json; echo y > ${runs}/new.txt`,
+  );
+  const got = shadows.flatMap((s) => shadowWrites(s).map((w) => [s.shows || "(run)", w.rel, w.op]));
+  deepEqual(got.sort(), [
+    ["(run)", "replay.jsonl", "write"],
+    [`${home}/.ssh`, "authorized_keys", "write"],
+    [runs, "new.txt", "write"],
+    [runs, "r0/state.json", "write"],
+  ]);
+  equal(Deno.readTextFileSync(`${run}/replay.jsonl`), "{}\n", "the run's black box is untouched");
+  equal(Deno.readTextFileSync(`${runs}/r0/state.json`), "{}");
+  deepEqual([...Deno.readDirSync(`${home}/.ssh`)].map((e) => e.name), ["id_rsa"]);
   cleanUp();
 });

@@ -8,6 +8,7 @@
  * @module
  */
 import { inside, resolvePath } from "../../runtime/sandbox/audit.ts";
+import { type Shadow, shadowPath, shadowWrites } from "../../runtime/sandbox/bwrap.ts";
 import { CpuWait } from "../../runtime/proc/cpu_wait.ts";
 import { spawn, type Spawned, stopGroup } from "../../runtime/proc/proc.ts";
 import type { ProcJournal } from "../../runtime/proc/proc_journal.ts";
@@ -147,6 +148,23 @@ export function auditRows(
 }
 
 /**
+ * Writes bubblewrap caught in a child's shadows (a write outside its lane that Deno's layer did not see),
+ * skipping those already in `seen` (a slot's earlier jobs) and adding the new ones to it.
+ */
+export function shadowEscapes(shadows: readonly Shadow[], seen = new Set<string>()): Escape[] {
+  const out: Escape[] = [];
+  for (const s of shadows) {
+    for (const { rel, op } of shadowWrites(s)) {
+      const key = `${s.dir}/${rel}:${op}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push({ path: shadowPath(s, rel), op, stopped_by: "bwrap-shadow" });
+    }
+  }
+  return out;
+}
+
+/**
  * The last `n` lines of a log (each cut to 500 characters), read bounded; with `from`, only what was
  * written from that byte on (a slot's log during one job), at most its last MiB.
  */
@@ -238,7 +256,7 @@ export async function runChild(cmd: ChildCommand, o: WatchOptions): Promise<Chil
     stderrTail: tail(stderrFile),
     hung,
     overBudget,
-    escapes: auditEscapes(cmd.audit, cmd, "deno"),
+    escapes: [...auditEscapes(cmd.audit, cmd, "deno"), ...shadowEscapes(cmd.shadows ?? [])],
     lines,
     wallMs: performance.now() - t0,
     activeMs: performance.now() - active,

@@ -14,7 +14,14 @@ import { readRegular } from "../../runtime/safe_read.ts";
 import { isFinal, jobName, type JobView, runPrefix, type SlurmClient } from "../../runtime/slurm/mod.ts";
 import { JsonlTail } from "../../runtime/proc/tail.ts";
 import { K_FREEZE } from "../../thresholds.ts";
-import { auditEscapes, type ChildOutcome, outDirOf, tail, type WatchOptions } from "./child.ts";
+import {
+  auditEscapes,
+  type ChildOutcome,
+  outDirOf,
+  shadowEscapes,
+  tail,
+  type WatchOptions,
+} from "./child.ts";
 import type { ChildCommand } from "./sandbox.ts";
 
 /** How long a cancelled job may take to reach a final state before its view is taken as it is. */
@@ -116,7 +123,7 @@ export async function runJobChild(
     stderrTail,
     hung,
     overBudget,
-    escapes: auditEscapes(cmd.audit, cmd, "deno"),
+    escapes: [...auditEscapes(cmd.audit, cmd, "deno"), ...shadowEscapes(cmd.shadows ?? [])],
     lines,
     wallMs: performance.now() - t0,
     activeMs: performance.now() - (running ?? t0),

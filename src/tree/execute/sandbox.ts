@@ -12,7 +12,7 @@
  * @module
  */
 import { dirname } from "node:path";
-import { bwrapLayout } from "../../runtime/sandbox/bwrap.ts";
+import { bwrapLayout, type Shadow } from "../../runtime/sandbox/bwrap.ts";
 import { denoDir, isCompiled, selfExec } from "../../runtime/backend/launch.ts";
 import { type HarnessLane, LANE_ENV } from "./harness/lane.ts";
 
@@ -50,6 +50,11 @@ export interface ChildCommand {
    * harness run from the arrow binary itself) from the worker its job runs in (harness/lane.ts).
    */
   sandbox: "bwrap+deno" | "deno" | "bwrap+self" | "self";
+  /**
+   * Under bubblewrap, where a write outside the lane lands instead of being refused in silence (/tmp,
+   * $HOME, the project directory): what `shadowEscapes` reads after the child (or each slot job) ends.
+   */
+  shadows?: Shadow[];
 }
 
 /** `--unstable-worker-options`: the harness gives each fold's worker permissions narrower than its own. */
@@ -113,7 +118,9 @@ const under = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith
 /**
  * bubblewrap arguments (before `--`) from the one layout builder (runtime/sandbox/bwrap.ts): the run, other runs
  * and the user's data hidden, the toolkit, the harness and the data directory bound back read-only, the
- * scope writable for an executor, the audit directory writable.
+ * scope writable for an executor, the audit directory writable — and, as for graph nodes, /tmp (lean),
+ * $HOME and the project directory as shadows of this child's own, so a write there that Deno's layer did
+ * not see (a program it did not start) is caught and named rather than refused in silence.
  */
 export function treeBwrapArgs(
   ctx: SandboxContext,
@@ -121,25 +128,31 @@ export function treeBwrapArgs(
   writable: boolean,
   extra: string[],
   audit: string,
-): string[] {
+): { args: string[]; shadows: Shadow[] } {
   const needed = [Deno.execPath(), denoDir(), TOOLKIT_DIR, HARNESS_DIR].filter((p): p is string => !!p);
   const csvDir = dirname(ctx.userCsv);
   // The user's CSV holds every label: its directory is hidden, or the file alone when the directory also
   // holds the system or what the harness needs.
   const fileOnly = SYSTEM.has(csvDir) || needed.some((p) => under(p, csvDir));
-  return bwrapLayout({
+  const home = Deno.env.get("HOME") ?? null;
+  const { args, shadows } = bwrapLayout({
     runDir: ctx.runDir,
     runsDir: ctx.runsDir,
     scope,
     readable: [TOOLKIT_DIR, HARNESS_DIR, ctx.dataDir, ...extra, ...selfReads()],
     writable: [dirname(audit)],
-    shadowRoot: `${ctx.runDir}/.arrow/shadow/tree`,
+    // One per child or slot (never reused, so nothing an earlier one left is blamed on it); outside
+    // everything the child can see.
+    shadowRoot: `${ctx.runDir}/.arrow/shadow/tree/${crypto.randomUUID().slice(0, 12)}`,
     scopes: [],
-    watched: [],
-    home: Deno.env.get("HOME") ?? null,
+    watched: ["/tmp", ...(home ? [home] : []), Deno.cwd()],
+    lean: ["/tmp"],
+    needed,
+    home,
     readOnly: !writable,
     masked: [fileOnly ? ctx.userCsv : csvDir],
-  }).args;
+  });
+  return { args, shadows };
 }
 
 /** A harness process's whole environment: its audit log, Deno's cache, PATH and HOME, and `extra`. */
@@ -187,13 +200,16 @@ export function childCommand(
     ...laneEnv(h.self, lane),
   });
   const base = { env, cwd: scope, audit, progress, read: [...read, ...selfReads()], write };
-  if (!ctx.bwrap) return { ...base, cmd: Deno.execPath(), args: h.args, sandbox: h.self ? "self" : "deno" };
+  if (!ctx.bwrap) {
+    return { ...base, cmd: Deno.execPath(), args: h.args, sandbox: h.self ? "self" : "deno", shadows: [] };
+  }
   const box = treeBwrapArgs(ctx, scope, mode === "execute", extra, audit);
   return {
     ...base,
     cmd: ctx.bwrap,
-    args: [...box, "--", Deno.execPath(), ...h.args],
+    args: [...box.args, "--", Deno.execPath(), ...h.args],
     sandbox: h.self ? "bwrap+self" : "bwrap+deno",
+    shadows: box.shadows,
   };
 }
 
@@ -223,12 +239,15 @@ export function serverCommand(
   const h = harnessArgv([`--allow-read=${read.join(",")}`, `--allow-write=${write.join(",")}`], ["serve"]);
   const env = childEnv(audit, laneEnv(h.self, { read, write, env: [] }));
   const base = { env, cwd: scope, audit, progress, read: [...read, ...selfReads()], write };
-  if (!ctx.bwrap) return { ...base, cmd: Deno.execPath(), args: h.args, sandbox: h.self ? "self" : "deno" };
+  if (!ctx.bwrap) {
+    return { ...base, cmd: Deno.execPath(), args: h.args, sandbox: h.self ? "self" : "deno", shadows: [] };
+  }
   const box = treeBwrapArgs(ctx, scope, role === "execute", extra, audit);
   return {
     ...base,
     cmd: ctx.bwrap,
-    args: [...box, "--", Deno.execPath(), ...h.args],
+    args: [...box.args, "--", Deno.execPath(), ...h.args],
     sandbox: h.self ? "bwrap+self" : "bwrap+deno",
+    shadows: box.shadows,
   };
 }

@@ -21,7 +21,7 @@
 import { spawn, type Spawned, stopGroup } from "../../runtime/proc/proc.ts";
 import type { ProcJournal } from "../../runtime/proc/proc_journal.ts";
 import { JsonlTail } from "../../runtime/proc/tail.ts";
-import { auditRows, type ChildOutcome, HangClock, overrun, tail } from "./child.ts";
+import { auditRows, type ChildOutcome, HangClock, overrun, shadowEscapes, tail } from "./child.ts";
 import {
   type ChildCommand,
   childCommand,
@@ -48,6 +48,8 @@ interface Slot {
   /** Called when stdout grows or the process ends. */
   poke: () => void;
   dead: boolean;
+  /** Writes in its shadows already blamed on an earlier job (each job answers for what it added). */
+  shadowSeen: Set<string>;
 }
 
 export interface SlotJob {
@@ -89,10 +91,20 @@ export class SlotPool {
   async run(job: SlotJob): Promise<ChildOutcome> {
     if (this.#closed) throw new Error("the slot pool is closed");
     const slot = this.#idle.get(job.mode)?.pop() ?? this.#start(job.mode);
+    // The grants this job alone has (no sandbox of its own is laid out for it: it runs in the slot's).
     const check = {
-      ...childCommand(this.ctx, job.mode, job.node, job.scope, slot.cmd.audit, job.features),
+      ...childCommand(
+        { ...this.ctx, bwrap: null },
+        job.mode,
+        job.node,
+        job.scope,
+        slot.cmd.audit,
+        job.features,
+      ),
       cwd: slot.cmd.cwd,
     };
+    // What an earlier job (or the slot's start) left in the shadows is not this job's.
+    shadowEscapes(slot.cmd.shadows ?? [], slot.shadowSeen);
     const audit = new JsonlTail(slot.cmd.audit);
     audit.skipToEnd();
     const errFrom = size(slot.stderrFile);
@@ -140,7 +152,10 @@ export class SlotPool {
     }
     const stdout = at >= 0 ? slot.out.slice(0, at) : slot.out;
     slot.out = "";
-    const escapes = auditRows(audit.read(), check, "deno");
+    const escapes = [
+      ...auditRows(audit.read(), check, "deno"),
+      ...shadowEscapes(slot.cmd.shadows ?? [], slot.shadowSeen),
+    ];
     if (!slot.dead) this.#park(slot);
     return {
       exit,
@@ -205,6 +220,7 @@ export class SlotPool {
       out: "",
       poke: () => {},
       dead: false,
+      shadowSeen: new Set(),
     };
     this.#all.add(slot);
     void this.#pump(slot);

@@ -1,0 +1,154 @@
+/**
+ * The read-only lanes a sandboxed program is given as copies (bwrap.ts lays them out): what is copied, the
+ * signature each copied file is compared by, and how a copy of a lane still being written (a stream source)
+ * is kept in step with it.
+ *
+ * @module
+ */
+import { listFiles } from "../scope/scope_files.ts";
+
+/** A shadow directory standing in for a host directory inside the sandbox. */
+export interface Shadow {
+  /** Host directory that receives stray writes. */
+  dir: string;
+  /**
+   * The path it stands for, as evidence shows it: run-relative inside the run ("nodes", "" for the run
+   * directory itself), else absolute. `shadowPath` joins a file to it.
+   */
+  shows: string;
+  /** Entries bubblewrap itself created in it (mount points of what is bound back): never a write. */
+  ignore: string[];
+  /**
+   * For a copy of a read-only lane: each file's signature (`size:mtime`) as copied. A file that differs,
+   * appears or disappears is a write attempt; for other shadows any file is one.
+   */
+  baseline?: Record<string, string>;
+  /**
+   * For a copy kept in step with a lane still being written (a stream source): the host directory, and each
+   * file's signature there as last copied. `syncLane` brings the copy up to date after it is inspected.
+   */
+  source?: string;
+  synced?: Record<string, string>;
+}
+
+/** Largest read-only lane copied into a shadow (files and bytes); a larger one is bound read-only. */
+export const COPY_LIMIT = { files: 2_000, bytes: 64 * 1024 * 1024 };
+
+function lstat(p: string): Deno.FileInfo | null {
+  try {
+    return Deno.lstatSync(p);
+  } catch {
+    return null;
+  }
+}
+
+/** The signature a copied file is compared by: size and modification time. */
+export function signature(st: Deno.FileInfo): string {
+  return `${st.size}:${st.mtime?.getTime() ?? 0}`;
+}
+
+/**
+ * Files of `dir` (relative paths), leaving out the subtrees `skip` names (absolute), or null when it holds
+ * more than COPY_LIMIT or a special file.
+ */
+export function copyable(dir: string, skip: readonly string[] = []): string[] | null {
+  const out: string[] = [];
+  let bytes = 0;
+  const walk = (rel: string): boolean => {
+    for (const e of Deno.readDirSync(rel ? `${dir}/${rel}` : dir)) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (skip.includes(`${dir}/${r}`)) continue;
+      if (e.isDirectory) {
+        if (!walk(r)) return false;
+        continue;
+      }
+      const st = lstat(`${dir}/${r}`);
+      if (!st || !(st.isFile || st.isSymlink)) return false;
+      bytes += st.size;
+      out.push(r);
+      if (out.length > COPY_LIMIT.files || bytes > COPY_LIMIT.bytes) return false;
+    }
+    return true;
+  };
+  try {
+    return walk("") ? out : null;
+  } catch {
+    return null;
+  }
+}
+
+export function sigAt(p: string): string | null {
+  const st = lstat(p);
+  return st && (st.isFile || st.isSymlink) ? signature(st) : null;
+}
+
+/** Copies one file (a link as a link) from `from` to `to` through a temporary name beside it. */
+function copyOne(from: string, to: string): void {
+  const tmp = `${to}.arrow-sync`;
+  Deno.mkdirSync(to.slice(0, to.lastIndexOf("/")), { recursive: true });
+  if (Deno.lstatSync(from).isSymlink) Deno.symlinkSync(Deno.readLinkSync(from), tmp);
+  else Deno.copyFileSync(from, tmp);
+  Deno.renameSync(tmp, to);
+}
+
+/** Copies `src` into `dst` (links copied as links) and returns each file's signature there. */
+export function copyLane(src: string, dst: string, files: string[]): Record<string, string> {
+  const baseline: Record<string, string> = {};
+  Deno.mkdirSync(dst, { recursive: true });
+  for (const rel of files) {
+    const from = `${src}/${rel}`;
+    const to = `${dst}/${rel}`;
+    Deno.mkdirSync(to.slice(0, to.lastIndexOf("/")), { recursive: true });
+    const st = Deno.lstatSync(from);
+    if (st.isSymlink) Deno.symlinkSync(Deno.readLinkSync(from), to);
+    else Deno.copyFileSync(from, to);
+    baseline[rel] = signature(Deno.lstatSync(to));
+  }
+  return baseline;
+}
+
+/**
+ * Brings a kept-in-step copy (a stream source's) up to date with its source, once its writes were read
+ * (`shadowWrites`): what the owner wrote since is copied in, what the program wrote is replaced by the
+ * source's version (or removed), and the baseline moves with it. Nothing of the source is changed.
+ */
+export function syncLane(shadow: Shadow): void {
+  const { source, baseline, synced } = shadow;
+  if (!source || !baseline || !synced) return;
+  const now = new Map<string, string>();
+  for (const rel of listFiles(source)) {
+    const sig = sigAt(`${source}/${rel}`);
+    if (sig !== null) now.set(rel, sig);
+  }
+  for (const [rel, sig] of now) {
+    const to = `${shadow.dir}/${rel}`;
+    if (synced[rel] === sig && sigAt(to) === baseline[rel]) continue;
+    try {
+      Deno.removeSync(to, { recursive: true });
+    } catch {
+      // not there yet
+    }
+    try {
+      copyOne(`${source}/${rel}`, to);
+    } catch {
+      continue; // gone since the listing: the next sync removes it
+    }
+    baseline[rel] = sigAt(to)!;
+    synced[rel] = sig;
+  }
+  for (const rel of listFiles(shadow.dir)) {
+    if (now.has(rel) || shadow.ignore.includes(rel)) continue;
+    Deno.removeSync(`${shadow.dir}/${rel}`);
+    delete baseline[rel];
+    delete synced[rel];
+  }
+  for (const rel of Object.keys(baseline).filter((r) => !now.has(r))) {
+    delete baseline[rel];
+    delete synced[rel];
+  }
+}
+
+/** Where a file found in `shadow` stands, as evidence shows it. */
+export function shadowPath(shadow: Shadow, rel: string): string {
+  return shadow.shows ? `${shadow.shows}/${rel}` : rel;
+}

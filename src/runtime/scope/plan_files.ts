@@ -1,0 +1,133 @@
+/**
+ * The plan's own files a claim is judged by — the declared evaluator (`protocol.evaluate`) and the files
+ * acceptance commands name — held to what they were when the run started. No sandbox layer sees an
+ * unconfined worker (`--unsandboxed`) rewrite the evaluator to print 0.999, so SENSE compares them every
+ * tick and right before any acceptance runs: a changed file is put back from the blob store (it is a
+ * SCOPE_VIOLATION all the same), and one that cannot be put back refuses every claim its acceptance would
+ * have judged. A claim is never verified by an edited evaluator.
+ *
+ * The record (`.arrow/plan_files.json`) is written once, at the run's first tick, so a resumed run holds the
+ * files to the run's start, not to whatever was there when it resumed. The plan file itself is not held:
+ * the run reads it once, and its content travels in the black box's init line.
+ *
+ * @module
+ */
+import type { RunState } from "../../model/state.ts";
+import { writeAtomic } from "../atomic.ts";
+import { besidePlan } from "../backend/launch.ts";
+import { hashRegular } from "../safe_read.ts";
+import { signature } from "../sandbox/bwrap.ts";
+import type { BlobStore } from "./blobs.ts";
+
+/** A plan file as the run started with it: content hash, size, and the signature last seen. */
+interface Held {
+  hash: string;
+  size: number;
+  sig: string;
+  /** Permission bits, put back with the content (an executable acceptance script stays executable). */
+  mode: number | null;
+  /** Found changed and not put back: every claim is refused until it holds its recorded content again. */
+  lost?: boolean;
+}
+
+/** A held file found changed: whether it was put back (re-hashed to its recorded content). */
+export interface PlanFileChange {
+  path: string;
+  restored: boolean;
+}
+
+const under = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith("/") ? dir : dir + "/");
+
+/**
+ * The plan's files the judgement runs: argv words of the evaluator and of acceptance commands that name a
+ * regular file in the plan's directory (relative to it, or absolute inside it). Absolute paths, sorted.
+ */
+export function declaredFiles(state: RunState): string[] {
+  const dir = state.plan.dir;
+  if (!dir) return [];
+  const words = [
+    ...(state.plan.protocol.evaluate ?? []),
+    ...state.plan.nodes.flatMap((n) => n.acceptance[0]?.startsWith("@") ? [] : n.acceptance),
+  ];
+  const out = new Set<string>();
+  for (const w of words) {
+    const p = besidePlan(w, dir);
+    if (!p.startsWith("/") || !under(p, dir) || p === dir) continue;
+    try {
+      if (Deno.lstatSync(p).isFile) out.add(p);
+    } catch {
+      // not there: nothing to hold
+    }
+  }
+  return [...out].sort();
+}
+
+function sigOf(path: string): string | null {
+  try {
+    const st = Deno.lstatSync(path);
+    return st.isFile ? signature(st) : `not a file`;
+  } catch {
+    return null;
+  }
+}
+
+export class PlanFiles {
+  #held: Map<string, Held> | null = null;
+  readonly #record: string;
+
+  constructor(runDir: string, readonly blobs: BlobStore) {
+    this.#record = `${runDir}/.arrow/plan_files.json`;
+  }
+
+  /** Loads the run's record, or makes it from the files as they are now (the run's first tick). */
+  #load(state: RunState): Map<string, Held> {
+    if (this.#held) return this.#held;
+    try {
+      const rec = JSON.parse(Deno.readTextFileSync(this.#record)) as Record<string, Held>;
+      return this.#held = new Map(Object.entries(rec));
+    } catch {
+      // first tick of the run: hold the files as they are
+    }
+    const held = new Map<string, Held>();
+    for (const p of declaredFiles(state)) {
+      const d = hashRegular(p);
+      const sig = sigOf(p);
+      if ("error" in d || sig === null) continue;
+      this.blobs.put(p, d.hash, d.size);
+      held.set(p, { hash: d.hash, size: d.size, sig, mode: Deno.lstatSync(p).mode });
+    }
+    writeAtomic(this.#record, JSON.stringify(Object.fromEntries(held)), false);
+    return this.#held = held;
+  }
+
+  /**
+   * The held files that changed since the last look, each put back from the blob store when it can be
+   * (a file that only changed its time is no change). Costs one lstat a file when nothing changed.
+   */
+  check(state: RunState): PlanFileChange[] {
+    const out: PlanFileChange[] = [];
+    for (const [path, h] of this.#load(state)) {
+      if (sigOf(path) === h.sig) continue;
+      const d = hashRegular(path);
+      if (!("error" in d) && d.hash === h.hash) {
+        h.sig = sigOf(path) ?? h.sig;
+        h.lost = false;
+        continue;
+      }
+      const put = this.blobs.restoreOne(path, { v: h.hash, n: h.size });
+      if (put && h.mode !== null) Deno.chmodSync(path, h.mode & 0o7777);
+      const again = put ? hashRegular(path) : null;
+      const restored = again !== null && !("error" in again) && again.hash === h.hash;
+      // Reported once a change: a file that cannot be put back is looked at again only when it changes.
+      h.sig = sigOf(path) ?? h.sig;
+      h.lost = !restored;
+      out.push({ path, restored });
+    }
+    return out;
+  }
+
+  /** Held files found changed and not put back (by `check`): no claim they judge can stand. */
+  broken(state: RunState): string[] {
+    return [...this.#load(state)].filter(([, h]) => h.lost).map(([p]) => p);
+  }
+}
