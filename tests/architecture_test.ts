@@ -134,6 +134,21 @@ Deno.test("rooms import one way", () => {
   deepEqual(problems, []);
 });
 
+Deno.test("outside runtime/, its folders are imported through their mod.ts faces (child programs excepted)", () => {
+  // The worker programs and the tree harness run as children that load one file alone, by relative path.
+  const exempt = /^src\/(workers|sdk)\/|^src\/tree\/execute\/harness\//;
+  const problems: string[] = [];
+  for (const p of SRC.filter((p) => !p.startsWith("src/runtime/") && !exempt.test(p))) {
+    for (const m of text(p).matchAll(/(?:from|import\()\s*"(\.[^"]+\.ts)"/g)) {
+      const target = new URL(m[1]!, `file://${ROOT}${p}`).pathname.slice(ROOT.length);
+      if (/^src\/runtime\/(proc|backend|scope|sandbox|accept|slurm)\/(?!mod\.ts$)/.test(target)) {
+        problems.push(`${p} imports ${target}`);
+      }
+    }
+  }
+  deepEqual(problems, []);
+});
+
 /** Every test file, the helpers included (the suite's own code, not the product's). */
 function testFiles(): string[] {
   const out: string[] = [];

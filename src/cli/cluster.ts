@@ -6,7 +6,7 @@
  * @module
  */
 import type { PlanNode } from "../graph/types.ts";
-import type { SlurmClient } from "../runtime/slurm/client.ts";
+import type { SlurmClient } from "../runtime/slurm/mod.ts";
 import { InputError } from "./errors.ts";
 
 export async function connectCluster(
@@ -14,8 +14,8 @@ export async function connectCluster(
   nodes: readonly Pick<PlanNode, "id" | "kind" | "slurm">[],
   pollMs: number,
 ): Promise<SlurmClient> {
-  const { connectChecked } = await import("../runtime/backend/slurm.ts");
-  const { SlurmError } = await import("../runtime/slurm/types.ts");
+  const { connectChecked } = await import("../runtime/backend/mod.ts");
+  const { SlurmError } = await import("../runtime/slurm/mod.ts");
   try {
     return await connectChecked(nodes, { pollMs });
   } catch (e) {

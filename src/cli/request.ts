@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { REQUESTS } from "../runtime/scope/node_files.ts";
+import { REQUESTS } from "../runtime/scope/mod.ts";
 import { appendDurable } from "../runtime/atomic.ts";
 import { acquireLock, LockedError } from "../runtime/lock.ts";
 import { parse } from "./args.ts";

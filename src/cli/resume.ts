@@ -7,7 +7,7 @@
 import { resumeRun } from "../engine/resume.ts";
 import { TamperedError } from "../record/blackbox.ts";
 import { acquireLock, LockedError } from "../runtime/lock.ts";
-import { SlurmError } from "../runtime/slurm/types.ts";
+import { SlurmError } from "../runtime/slurm/mod.ts";
 import { intFlag, parse } from "./args.ts";
 import { InputError, UsageError } from "./errors.ts";
 import { printable } from "./escape.ts";

@@ -15,8 +15,8 @@ import { judge } from "../overwatch/verdict.ts";
 import { resolveBuiltin, type Resolved, resolvePlanFile, resolveSeedPlan } from "./catalog.ts";
 import type { Fault } from "../graph/scenario.ts";
 import type { Plan, Runtime } from "../graph/types.ts";
-import type { BuiltinWorker } from "../runtime/backend/launch.ts";
-import type { SlurmClient } from "../runtime/slurm/client.ts";
+import type { BuiltinWorker } from "../runtime/backend/mod.ts";
+import type { SlurmClient } from "../runtime/slurm/mod.ts";
 import { printable } from "./escape.ts";
 import { InputError, UsageError } from "./errors.ts";
 import { onInterrupt } from "./interrupt.ts";
@@ -363,7 +363,7 @@ async function connectSlurm(
   quiet: boolean,
 ): Promise<SlurmClient | null> {
   if (plan.runtime !== "slurm") return null;
-  const { slurmNodes } = await import("../runtime/backend/backend.ts");
+  const { slurmNodes } = await import("../runtime/backend/mod.ts");
   const ids = new Set(slurmNodes(plan, mode, builtins));
   if (!ids.size) {
     if (!quiet) {

@@ -11,8 +11,8 @@ import { faultProblems } from "../graph/fault_support.ts";
 import { expandSweeps } from "../graph/sweep_expand.ts";
 import type { Fault } from "../graph/scenario.ts";
 import type { Mode } from "../model/state.ts";
-import { findBwrap } from "../runtime/sandbox/bwrap.ts";
-import { type BuiltinWorker, selfExec } from "../runtime/backend/launch.ts";
+import { findBwrap } from "../runtime/sandbox/mod.ts";
+import { type BuiltinWorker, selfExec } from "../runtime/backend/mod.ts";
 
 export { findBwrap };
 import type { Resolved } from "./catalog.ts";

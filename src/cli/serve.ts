@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { isAlive } from "../runtime/proc/proc.ts";
+import { isAlive } from "../runtime/proc/mod.ts";
 import { DEFAULT_HOST, exposureWarning, listen, type Served, type ServeOptions } from "../server/listen.ts";
 import { intFlag, parse } from "./args.ts";
 import { InputError, UsageError } from "./errors.ts";

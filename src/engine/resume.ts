@@ -10,9 +10,8 @@
 import type { NodeId } from "../graph/types.ts";
 import type { RunState } from "../model/state.ts";
 import type { Recovery } from "../record/blackbox.ts";
-import { slurmNodes } from "../runtime/backend/backend.ts";
-import { type Reattached, reattachJobs } from "../runtime/backend/reattach.ts";
-import { sweepLeftovers } from "../runtime/proc/orphans.ts";
+import { type Reattached, reattachJobs, slurmNodes } from "../runtime/backend/mod.ts";
+import { sweepLeftovers } from "../runtime/proc/mod.ts";
 import { soonReady } from "./admit.ts";
 import { drive, type EngineOptions, openRuntime, openSession } from "./run.ts";
 

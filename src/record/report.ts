@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { isSurgery } from "../model/evidence.ts";
+
 import type { Incident, RunState } from "../model/state.ts";
 import { judge } from "../overwatch/verdict.ts";
 import { mdInline, mdText } from "./md_escape.ts";

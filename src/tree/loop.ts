@@ -10,7 +10,7 @@
 import type { SlurmClient } from "../runtime/slurm/mod.ts";
 import { cpuUsage } from "node:process";
 import type { Incident } from "../model/state.ts";
-import type { ProcJournal } from "../runtime/proc/proc_journal.ts";
+import type { ProcJournal } from "../runtime/proc/mod.ts";
 import { TreeBlackBox } from "./blackbox.ts";
 import type { TreeData } from "./data.ts";
 import { runExecutor } from "./execute/executor.ts";

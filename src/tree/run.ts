@@ -9,11 +9,10 @@
 import { basename, relative } from "node:path";
 import { canonical } from "../model/json.ts";
 import type { Incident } from "../model/state.ts";
-import { sweepLeftovers } from "../runtime/proc/orphans.ts";
-import { ProcJournal } from "../runtime/proc/proc_journal.ts";
+import { ProcJournal, sweepLeftovers } from "../runtime/proc/mod.ts";
 import { cancelLeftJobs } from "./execute/job_child.ts";
 import type { SlurmClient } from "../runtime/slurm/mod.ts";
-import type { MetricName } from "../tabular/mod.ts";
+import type { GbdtParams, MetricName } from "../tabular/mod.ts";
 import { METRICS } from "../tabular/mod.ts";
 import { TREE_FILES, TreeBlackBox } from "./blackbox.ts";
 import { dataFiles, loadData, type TreeData, writeDataFiles } from "./data.ts";
@@ -24,7 +23,6 @@ import { TOOLKIT_DIR } from "./execute/sandbox.ts";
 import { foldEvents, initialState } from "./step.ts";
 import { writeSplitsFile } from "./splits_file.ts";
 import { TreeStore } from "./store.ts";
-import type { GbdtParams } from "../tabular/mod.ts";
 import type { IdeatorKind, Search, StepFile, TreeConfig, TreeEvent, TreeState } from "./types.ts";
 
 export interface TreeRunOptions {

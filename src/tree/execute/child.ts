@@ -7,13 +7,10 @@
  *
  * @module
  */
-import { inside, resolvePath } from "../../runtime/sandbox/audit.ts";
-import { type Shadow, shadowPath, shadowWrites } from "../../runtime/sandbox/bwrap.ts";
-import { CpuWait } from "../../runtime/proc/cpu_wait.ts";
-import { spawn, type Spawned, stopGroup } from "../../runtime/proc/proc.ts";
-import type { ProcJournal } from "../../runtime/proc/proc_journal.ts";
+import { inside, resolvePath, type Shadow, shadowPath, shadowWrites } from "../../runtime/sandbox/mod.ts";
+import { CpuWait, JsonlTail, spawn, type Spawned, stopGroup } from "../../runtime/proc/mod.ts";
+import type { ProcJournal } from "../../runtime/proc/mod.ts";
 import { readRange, readRegular } from "../../runtime/safe_read.ts";
-import { JsonlTail } from "../../runtime/proc/tail.ts";
 import { K_FREEZE } from "../../thresholds.ts";
 import type { ChildCommand } from "./sandbox.ts";
 import type { Escape } from "../types.ts";

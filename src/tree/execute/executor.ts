@@ -13,7 +13,7 @@ import type { SlurmClient } from "../../runtime/slurm/mod.ts";
 import { runJobChild } from "./job_child.ts";
 import { createHash } from "node:crypto";
 import { parseBounded } from "../../runtime/bounded_json.ts";
-import type { ProcJournal } from "../../runtime/proc/proc_journal.ts";
+import type { ProcJournal } from "../../runtime/proc/mod.ts";
 import { readRegular } from "../../runtime/safe_read.ts";
 import { type ChildOutcome, runChild, signedLine } from "./child.ts";
 import type { SlotPool } from "./slot_pool.ts";

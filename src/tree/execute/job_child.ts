@@ -9,10 +9,10 @@
  *
  * @module
  */
-import type { ProcJournal } from "../../runtime/proc/proc_journal.ts";
+import type { ProcJournal } from "../../runtime/proc/mod.ts";
 import { readRegular } from "../../runtime/safe_read.ts";
 import { isFinal, jobName, type JobView, runPrefix, type SlurmClient } from "../../runtime/slurm/mod.ts";
-import { JsonlTail } from "../../runtime/proc/tail.ts";
+import { JsonlTail } from "../../runtime/proc/mod.ts";
 import { K_FREEZE } from "../../thresholds.ts";
 import {
   auditEscapes,

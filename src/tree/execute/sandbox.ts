@@ -12,8 +12,8 @@
  * @module
  */
 import { dirname } from "node:path";
-import { bwrapLayout, type Shadow } from "../../runtime/sandbox/bwrap.ts";
-import { denoDir, isCompiled, selfExec } from "../../runtime/backend/launch.ts";
+import { bwrapLayout, type Shadow } from "../../runtime/sandbox/mod.ts";
+import { denoDir, isCompiled, selfExec } from "../../runtime/backend/mod.ts";
 import { type HarnessLane, LANE_ENV } from "./harness/lane.ts";
 
 export const TOOLKIT_DIR = new URL("../../tabular/", import.meta.url).pathname.replace(/\/$/, "");

@@ -18,9 +18,8 @@
  *
  * @module
  */
-import { spawn, type Spawned, stopGroup } from "../../runtime/proc/proc.ts";
-import type { ProcJournal } from "../../runtime/proc/proc_journal.ts";
-import { JsonlTail } from "../../runtime/proc/tail.ts";
+import { JsonlTail, spawn, type Spawned, stopGroup } from "../../runtime/proc/mod.ts";
+import type { ProcJournal } from "../../runtime/proc/mod.ts";
 import { auditRows, type ChildOutcome, HangClock, overrun, shadowEscapes, tail } from "./child.ts";
 import {
   type ChildCommand,
