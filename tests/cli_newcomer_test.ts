@@ -192,7 +192,7 @@ Deno.test("a small file runs but warns; dropped rows, yes/no labels and an empty
     match(r.stderr, /^note: column "empty" is empty on every row: dropped/m);
     match(
       r.stderr,
-      /^warning: .*small\.csv has only 27 rows with a target: .*results on so few rows are noise$/m,
+      /^warning: .*small\.csv has only 27 rows with a target: held-out and test parts .*results on so few rows are noise$/m,
     );
     const report = await arrow(["report", "latest", "--runs-dir", `${dir}/runs`]);
     equal(report.code, 0, report.stderr);

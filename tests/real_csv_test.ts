@@ -48,7 +48,12 @@ const CASES: [string, string, RegExp][] = [
   // Blank lines are skipped (as arrow tree reads them): what is left is too few rows.
   ["blank_line.csv", "y", /blank_line\.csv: 2 rows with a target; at least 10 are needed for the splits/],
   ["no_target.csv", "y", /no_target\.csv:1: no column "y" to predict\ncolumns in .*no_target\.csv: a, b, c/],
-  ["few_rows.csv", "y", /few_rows\.csv: 3 rows with a target; at least 10 are needed for the splits/],
+  // Its own splits (train, dev, test), not tree mode's.
+  [
+    "few_rows.csv",
+    "y",
+    /few_rows\.csv: 3 rows with a target; at least 10 are needed for the splits \(train, dev and test rows\)/,
+  ],
   ["constant_target.csv", "y", /constant_target\.csv: the target "y" has one class \("5" on every row/],
 ];
 

@@ -134,14 +134,14 @@ export function checkData(
   if (usable < MIN_ROWS) {
     throw new InputError(
       `arrow ${cmd}: ${file}: ${usable} rows with a target; at least ${MIN_ROWS} are needed for the splits ` +
-        "(dev folds, held-out and test rows)",
+        (cmd === "tree" ? "(dev folds, held-out and test rows)" : "(train, dev and test rows)"),
     );
   }
   if (usable < FEW_ROWS) {
     warnings.push(
-      `${file} has only ${usable} rows with a target: held-out and test parts of about ${
-        Math.max(1, Math.round(usable * 0.2))
-      } rows each; results on so few rows are noise`,
+      `${file} has only ${usable} rows with a target: ${
+        cmd === "tree" ? "held-out and test parts" : "dev and test parts"
+      } of about ${Math.max(1, Math.round(usable * 0.2))} rows each; results on so few rows are noise`,
     );
   }
   // A yes/no target keeps the file's own words as its class labels (predictions and the report use them).
