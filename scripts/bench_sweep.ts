@@ -18,6 +18,7 @@ import { type Dataset, loadDataset } from "../src/workers/real/data.ts";
 import { Booster } from "../src/workers/real/gbdt.ts";
 import { r2 } from "../src/workers/real/score.ts";
 import { ACCEPT_EPS } from "../src/thresholds.ts";
+import { parseCsvText } from "../src/tabular/csv.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const SPACE = { learning_rate: [0.03, 0.1, 0.3], depth: [1, 3, 5], lr_decay: [1, 0.99, 0.97] };
@@ -63,32 +64,14 @@ edges:
 `;
 }
 
-/** Splits a CSV line, honouring double quotes. */
-function cells(line: string): string[] {
-  const out: string[] = [];
-  let cur = "";
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
-    if (quoted && c === '"' && line[i + 1] === '"') [cur, i] = [cur + '"', i + 1];
-    else if (c === '"') quoted = !quoted;
-    else if (c === "," && !quoted) {
-      out.push(cur);
-      cur = "";
-    } else cur += c;
-  }
-  out.push(cur);
-  return out;
-}
-
 /** The numeric columns of a CSV (every non-empty cell a number), rows with a missing cell dropped. */
-function numericCsv(text: string): string {
-  const [head, ...rows] = text.trim().split(/\r?\n/).map(cells);
+function numericCsv(text: string, file: string): string {
+  const { header, rows } = parseCsvText(text, file);
   const num = (s: string) => s.trim() !== "" && Number.isFinite(Number(s));
-  const keep = head!.map((_, j) => rows.every((r) => r[j]!.trim() === "" || num(r[j]!)));
+  const keep = header.map((_, j) => rows.every((r) => r[j]!.trim() === "" || num(r[j]!)));
   const pick = (r: string[]) => r.filter((_, j) => keep[j]);
   const full = rows.map(pick).filter((r) => r.every(num));
-  return [pick(head!).join(","), ...full.map((r) => r.join(","))].join("\n") + "\n";
+  return [pick(header).join(","), ...full.map((r) => r.join(","))].join("\n") + "\n";
 }
 
 function configs(): Record<string, number>[] {
@@ -156,7 +139,7 @@ async function bench(name: string, tmp: string, stageMs: number): Promise<{ rows
       throw new RangeError(`Cannot bench "${name}": known data sets are generated, ${Object.keys(SOURCES)}`);
     }
     const file = `${tmp}/${name}.csv`;
-    Deno.writeTextFileSync(file, numericCsv(Deno.readTextFileSync(`${ROOT}${src.file}`)));
+    Deno.writeTextFileSync(file, numericCsv(Deno.readTextFileSync(`${ROOT}${src.file}`), src.file));
     extra.push("--data", file, "--target", src.target);
   }
   const t0 = performance.now();
