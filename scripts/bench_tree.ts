@@ -83,8 +83,11 @@ interface One {
   method: string;
   start: Start;
   seed: number;
-  /** The final model's (incumbent's) test score, in the metric's own units. */
+  /** The final model's test score, in the metric's own units: the incumbent refit on dev + held-out (the
+   * model the run saves), or its dev-only fit when the refit failed. */
   test: number;
+  /** The incumbent fit on dev rows alone, on the same test rows (the score beside the refit's). */
+  devFitTest: number;
   /** Where the rows the references used came from: the run's splits.json (checked) or loadData alone. */
   splitFrom: "splits.json" | "loadData";
   heldoutGain: number;
@@ -171,7 +174,8 @@ async function once(
     method,
     start,
     seed,
-    test: best.test ?? NaN,
+    test: s.final?.references?.refit?.score ?? best.test ?? NaN,
+    devFitTest: best.test ?? NaN,
     splitFrom: fromRun ? "splits.json" : "loadData",
     heldoutGain: sign * ((best.heldout ?? 0) - (root.heldout ?? 0)),
     testGain: sign * ((best.test ?? 0) - (root.test ?? 0)),
@@ -324,7 +328,7 @@ if (import.meta.main) {
       `seeds; references fit on the same ${values["ref-fit"]} rows and scored on the same test rows (rows: ` +
       `${
         [...new Set(results.map((r) => r.splitFrom))].join(" / ")
-      }); arrow fits its final model on dev rows.` +
+      }); arrow's score is its final model's: the incumbent refit on the same dev + held-out rows.` +
       ` The paired column is score − best reference per seed (+ = better).`,
       "",
       ...report.lines,

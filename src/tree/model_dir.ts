@@ -33,7 +33,7 @@ export interface ModelManifest {
   final_test: number | null;
   /** The artifact's steps in order: file (under model/), content hash, and whether Arrow's library wrote it. */
   steps: { path: string; sha256: string; library: boolean }[];
-  model_params: Record<string, number>;
+  model_params: Record<string, number | string>;
   /** The columns the steps produce (what the encoders read); null without steps. */
   steps_output: { name: string; kind: string }[] | null;
   files: { gbdt: string; encoding: string; steps_state: string | null };
@@ -122,7 +122,7 @@ function write(
     fit_rows: task.splits.dev.length + task.splits.heldout.length,
     final_test: finalTest,
     steps,
-    model_params: n.artifact.model as Record<string, number>,
+    model_params: n.artifact.model as Record<string, number | string>,
     steps_output: m.schema?.columns ?? null,
     files: {
       gbdt: "gbdt.json",

@@ -21,9 +21,9 @@ import {
   fromRows,
   guardTransform,
   parseCsvText,
-  parseGbdtModel,
-  predictGbdt,
+  parseModel,
   type Prediction,
+  predictModel,
   readTable,
   type Schema,
   type Table,
@@ -184,8 +184,8 @@ export async function predictFile(runDir: string, file: string, loadSteps: LoadS
     evalTable = fromRows(rows, { columns: m.steps_output ?? [] } as Schema);
   }
   const encoding = readJson(`${dir}/encoding.json`, "encoding") as Encoding;
-  const gbdt = parseGbdtModel(readJson(`${dir}/gbdt.json`, "GBDT model"));
-  const pred = predictGbdt(gbdt, applyEncoding(encoding, evalTable, allRows(evalTable)));
+  const fitted = parseModel(readJson(`${dir}/gbdt.json`, "model"));
+  const pred = predictModel(fitted, applyEncoding(encoding, evalTable, allRows(evalTable)));
   return { csv: toCsv(m, input, ids, pred), rows: input.nRows, ignored, columns: header(m, ids) };
 }
 

@@ -60,12 +60,15 @@ function newNode(
   cycle: number,
   h: Hypothesis | null,
 ): TreeNode {
-  const artifact = parent
-    ? {
+  const artifact: TreeNode["artifact"] = !parent
+    ? { steps: [], model: {} }
+    : h?.members
+    ? { steps: [], model: {}, members: h.members.map((m) => ({ ...m })) }
+    : {
       steps: h?.step ? [...parent.artifact.steps, h.step.path] : [...parent.artifact.steps],
-      model: { ...parent.artifact.model, ...(h?.model ?? {}) },
-    }
-    : { steps: [], model: {} };
+      // A model of another kind replaces the parent's settings whole; otherwise they are merged.
+      model: h?.model.kind !== undefined ? { ...h.model } : { ...parent.artifact.model, ...(h?.model ?? {}) },
+    };
   return {
     id,
     parent: parent?.id ?? null,
@@ -85,7 +88,8 @@ function newNode(
     children: [],
     visits: 0,
     value: 0,
-    exhausted: false,
+    // An ensemble is a leaf: its members are expanded, never it.
+    exhausted: !!h?.members,
     tally: {},
     summary: null,
     tokens: h?.tokens ?? 0,

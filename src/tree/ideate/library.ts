@@ -20,14 +20,14 @@ import { mulberry32, subSeed } from "../../tabular/prng.ts";
 import { branchInsights } from "./insight.ts";
 import { type CodeContext, moduleSource } from "./library_code.ts";
 import { draw } from "./select.ts";
-import type { ColumnInfo, Family, Hypothesis, TreeNode, TreeState } from "../types.ts";
+import type { ArtifactModel, ColumnInfo, Family, Hypothesis, TreeNode, TreeState } from "../types.ts";
 
 export interface Idea {
   family: Family;
   columns: string[];
   params: Record<string, number | string>;
   text: string;
-  model: Partial<GbdtParams>;
+  model: ArtifactModel;
   prior: number;
 }
 
@@ -35,6 +35,8 @@ const PRIOR: Record<Family, number> = {
   text_features: 0.8,
   target_encode: 0.6,
   capacity: 0.55,
+  linear_model: 0.62,
+  ensemble: 0,
   group_stats: 0.5,
   ratio: 0.45,
   frequency_encode: 0.4,
@@ -74,7 +76,32 @@ export function keyOf(family: Family, columns: string[], params: Record<string, 
   return `${family}:${columns.join("+")}${p ? `:${p}` : ""}`;
 }
 
+/** The L2 strengths the linear family tries (on standardised encoded features). */
+export const LINEAR_ALPHAS: readonly number[] = [0.3, 3, 30];
+
+/**
+ * The toolkit's regularised linear model (ridge, or L2 logistic/softmax) on the parent's encoded features,
+ * one hypothesis per strength in LINEAR_ALPHAS: a model of another family, which wins where the signal is
+ * mostly additive and the rows are few, and errs on other rows than a GBDT (what an ensemble needs).
+ */
+export function linearIdeas(parent: TreeNode): Idea[] {
+  const m = parent.artifact.model;
+  const linear = m.kind === "linear";
+  return LINEAR_ALPHAS.filter((alpha) => !(linear && alpha === (m.alpha ?? 1))).map((alpha) => ({
+    family: "linear_model" as const,
+    columns: [],
+    params: { alpha },
+    text: linear
+      ? `Set the linear model's L2 strength to ${alpha} (was ${m.alpha ?? 1}).`
+      : `Replace the GBDT by a regularised linear model (L2 strength ${alpha}) on the encoded features.`,
+    model: { kind: "linear" as const, alpha },
+    prior: PRIOR.linear_model + (alpha === 3 ? 0.02 : 0),
+  }));
+}
+
 function capacityIdeas(parent: TreeNode): Idea[] {
+  // A linear parent's one knob is its L2 strength (linearIdeas); its GBDT moves are whole configurations.
+  if (parent.artifact.model.kind === "linear") return [];
   const m: GbdtParams = { ...DEFAULT_GBDT, ...parent.artifact.model };
   const out: Idea[] = [];
   const add = (
@@ -126,7 +153,8 @@ export function configIdeas(parent: TreeNode, runSeed: number): Idea[] {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)]!;
   const logUniform = (lo: number, hi: number) =>
     Math.exp(Math.log(lo) + rng() * (Math.log(hi) - Math.log(lo)));
-  const was: GbdtParams = { ...DEFAULT_GBDT, ...parent.artifact.model };
+  const linear = parent.artifact.model.kind === "linear";
+  const was: GbdtParams = linear ? { ...DEFAULT_GBDT } : { ...DEFAULT_GBDT, ...parent.artifact.model };
   return Array.from({ length: CONFIG_DRAWS }, (_, i): Idea => {
     const learningRate = Number(logUniform(0.02, 0.2).toPrecision(2));
     const model: Partial<GbdtParams> = {
@@ -139,17 +167,28 @@ export function configIdeas(parent: TreeNode, runSeed: number): Idea[] {
       maxBins: pick([32, 64, 128, 255]),
     };
     const changed = (Object.keys(model) as (keyof GbdtParams)[]).filter((k) => model[k] !== was[k]);
-    return {
-      family: "capacity",
-      columns: [],
-      params: { config: i, ...model } as Record<string, number>,
-      text: `Retune the model as a whole: ${
-        changed.map((k) => `${k} ${model[k]} (was ${was[k]})`).join(", ")
-      }.`,
-      model,
-      prior: PRIOR.capacity + 0.1,
-    };
+    // From a linear parent, back to a GBDT: the configuration replaces the linear settings whole.
+    if (linear) return { ...configIdea(i, model, changed, was), model: { kind: "gbdt", ...model } };
+    return configIdea(i, model, changed, was);
   });
+}
+
+function configIdea(
+  i: number,
+  model: Partial<GbdtParams>,
+  changed: (keyof GbdtParams)[],
+  was: GbdtParams,
+): Idea {
+  return {
+    family: "capacity",
+    columns: [],
+    params: { config: i, ...model } as Record<string, number>,
+    text: `Retune the model as a whole: ${
+      changed.map((k) => `${k} ${model[k]} (was ${was[k]})`).join(", ")
+    }.`,
+    model,
+    prior: PRIOR.capacity + 0.1,
+  };
 }
 
 /** Every hypothesis the columns admit (capacity relative to `parent`'s settings; whole configurations
@@ -217,7 +256,7 @@ export function allIdeas(columns: ColumnInfo[], parent: TreeNode, runSeed = 0): 
     }
   }
   for (const c of columns) idea("drop_column", [c.name], `Drop ${q(c.name)}.`);
-  return [...ideas, ...capacityIdeas(parent), ...configIdeas(parent, runSeed)];
+  return [...ideas, ...capacityIdeas(parent), ...configIdeas(parent, runSeed), ...linearIdeas(parent)];
 }
 
 function pathOf(s: TreeState, parent: TreeNode): TreeNode[] {
