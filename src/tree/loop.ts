@@ -14,6 +14,7 @@ import type { ProcJournal } from "../runtime/proc/proc_journal.ts";
 import { TreeBlackBox } from "./blackbox.ts";
 import type { TreeData } from "./data.ts";
 import { runExecutor } from "./execute/executor.ts";
+import { ensembleExec, ensembleHypothesis } from "./ensemble.ts";
 import type { MergeGate } from "./gate/gate.ts";
 import { libraryIdeas } from "./ideate/library.ts";
 import type { SandboxContext } from "./execute/sandbox.ts";
@@ -78,10 +79,21 @@ async function perform(w: TreeWorld, s: TreeState, a: TreeAction): Promise<Perfo
   switch (a.a) {
     case "ideate": {
       const r = await w.ideator.ideas(s, a.parent, a.n, a.seed);
-      return { event: { e: "proposed", parent: a.parent, ...r }, childMs: 0, fitMs: 0 };
+      // The tree search also proposes an ensemble of what it has evaluated (chosen on out-of-fold dev
+      // predictions; it costs no fit): random and greedy search are the baselines without it.
+      const e = s.config.search === "tree" ? ensembleHypothesis(w.runDir, s, w.data) : null;
+      const hypotheses = e ? [...r.hypotheses, e] : r.hypotheses;
+      return { event: { e: "proposed", parent: a.parent, ...r, hypotheses }, childMs: 0, fitMs: 0 };
     }
     case "execute": {
-      const runs = await pool(a.nodes, s.config.executors, (id) => runExecutor(w, s, id));
+      const runs = await pool(
+        a.nodes,
+        s.config.executors,
+        (id) =>
+          s.nodes[id]?.artifact.members
+            ? Promise.resolve({ result: ensembleExec(w.runDir, s, id, w.data), childMs: 0, fitMs: 0 })
+            : runExecutor(w, s, id),
+      );
       const results: ExecResult[] = runs.map((r) => r.result);
       const wall = Math.max(0, ...runs.map((r) => r.childMs));
       return {
