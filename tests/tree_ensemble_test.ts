@@ -2,12 +2,21 @@
  * Ensembles of evaluated nodes: the selection (greedy forward selection on pooled out-of-fold predictions)
  * pinned on made-up predictions; on a real run, an ensemble node measured from its members' kept dev
  * predictions alone (the same numbers whatever the held-out and test labels are), refit member by member,
- * saved under model/members/ and predicted by `arrow tree predict` as the weighted average of its members.
+ * saved under model/members/ and predicted by `arrow tree predict` as the weighted average of its members;
+ * the residual summary and the LLM prompt made from it likewise blind to held-out and test rows.
  *
  * @module
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { blend, caruana, ensembleExec, ensembleHypothesis, oofPath } from "../src/tree/ensemble.ts";
+import {
+  blend,
+  caruana,
+  ensembleExec,
+  ensembleHypothesis,
+  oofPath,
+  parentEvidence,
+} from "../src/tree/ensemble.ts";
+import { userPrompt } from "../src/tree/ideate/llm_ideator.ts";
 import { startTree } from "../src/tree/run.ts";
 import { dataFiles, loadData, type TreeData } from "../src/tree/data.ts";
 import { MergeGate } from "../src/tree/gate/gate.ts";
@@ -84,6 +93,13 @@ Deno.test("an ensemble is chosen, measured, refit and predicted from dev rows an
     deepEqual(ensembleExec(runDir, s, e.id, poisoned(data)), again);
     const before = { ...s, order: s.order.filter((id) => id !== e.id && !s.nodes[id]!.artifact.members) };
     deepEqual(ensembleHypothesis(runDir, before, poisoned(data)), ensembleHypothesis(runDir, before, data));
+    // Where the root errs (its residual summary) and the LLM prompt made from it: dev rows only, likewise.
+    const evidence = parentEvidence(runDir, s, data, "n0");
+    ok(evidence?.length, "the root's residuals were summarised");
+    deepEqual(parentEvidence(runDir, s, poisoned(data), "n0"), evidence);
+    const prompt = userPrompt(s, "n0", [], evidence);
+    ok(prompt.includes("Where the parent errs"), prompt);
+    equal(userPrompt(s, "n0", [], parentEvidence(runDir, s, poisoned(data), "n0")), prompt);
 
     // Refit member by member on dev + held-out, saved under model/members/, predicted as the weighted mean.
     const files = dataFiles(runDir);

@@ -13,6 +13,7 @@
 import { type MetricName, METRICS, type Prediction, score, type Target } from "../tabular/mod.ts";
 import { readPrediction } from "./execute/predictions.ts";
 import type { TreeData } from "./data.ts";
+import { type ColumnEvidence, residualSummary } from "./ideate/evidence.ts";
 import type { EnsembleMember, ExecResult, Hypothesis, TreeNode, TreeState } from "./types.ts";
 
 /** Most distinct candidates an ensemble is chosen from (the best on dev), and most selection rounds. */
@@ -36,9 +37,29 @@ export function readOof(
   target: Target,
   foldSizes: number[],
 ): Prediction[] | null {
+  const path = oofPath(runDir, node);
+  let stamp: string;
+  try {
+    const st = Deno.statSync(path);
+    stamp = `${st.size}:${st.mtime?.getTime() ?? ""}:${foldSizes.join(",")}`;
+  } catch {
+    return null;
+  }
+  const hit = cache.get(path);
+  if (hit?.stamp === stamp) return hit.preds;
+  const preds = parseOof(path, target, foldSizes);
+  if (cache.size > 256) cache.clear();
+  cache.set(path, { stamp, preds });
+  return preds;
+}
+
+/** Parsed kept predictions by file, while the file stays as it was (a cycle reads each several times). */
+const cache = new Map<string, { stamp: string; preds: Prediction[] | null }>();
+
+function parseOof(path: string, target: Target, foldSizes: number[]): Prediction[] | null {
   let text: string;
   try {
-    text = Deno.readTextFileSync(oofPath(runDir, node));
+    text = Deno.readTextFileSync(path);
   } catch {
     return null;
   }
@@ -225,4 +246,18 @@ export function ensembleExec(runDir: string, s: TreeState, id: string, data: Tre
   });
   const mean = folds.reduce((t, x) => t + x, 0) / folds.length;
   return { ...base, claim: { score: mean, problem: null }, recomputed: { folds } };
+}
+
+/** Where node `node` errs: its kept out-of-fold residuals summarised by column (dev rows only), or null. */
+export function parentEvidence(
+  runDir: string,
+  s: TreeState,
+  data: TreeData,
+  node: string,
+): ColumnEvidence[] | null {
+  const { target, splits } = data.task;
+  const oof = readOof(runDir, node, target, splits.folds.map((f) => f.valid.length));
+  if (!oof) return null;
+  const rows = Int32Array.from(splits.folds.flatMap((f) => Array.from(f.valid)));
+  return residualSummary(data.table, target, s.dataset.columns, rows, pooled(oof));
 }

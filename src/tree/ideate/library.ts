@@ -18,6 +18,7 @@
 import { DEFAULT_GBDT, type GbdtParams } from "../../tabular/gbdt.ts";
 import { mulberry32, subSeed } from "../../tabular/prng.ts";
 import { branchInsights } from "./insight.ts";
+import type { ColumnEvidence } from "./evidence.ts";
 import { type CodeContext, moduleSource } from "./library_code.ts";
 import { draw } from "./select.ts";
 import type { ArtifactModel, ColumnInfo, Family, Hypothesis, TreeNode, TreeState } from "../types.ts";
@@ -291,11 +292,40 @@ function offBranch(s: TreeState, parent: TreeNode): { key: string; family: Famil
  * worth less than one never measured (it would mostly repeat an experiment), and a family that keeps showing
  * nothing anywhere gives way to families not yet tried.
  */
+/** Feature families that act on a column the parent's residuals still vary with (drop_column does not). */
+const ON_RESIDUALS = new Set<Family>([
+  "target_encode",
+  "group_stats",
+  "rare_group",
+  "frequency_encode",
+  "binning",
+  "log",
+  "ratio",
+  "product",
+  "missing_indicator",
+]);
+
+/** Residual share at which a column's evidence counts in full (typical shares are 0.5–5 %). */
+export const EVIDENCE_FULL = 0.03;
+
+/** The bonus an idea gets from where its parent errs: up to 0.5 for a feature step on the column whose
+ * groups still explain the most of the parent's out-of-fold residuals (evidence.ts). */
+export function evidenceBonus(i: Idea, evidence: readonly ColumnEvidence[] | null): number {
+  if (!evidence?.length || !ON_RESIDUALS.has(i.family)) return 0;
+  const top = evidence.slice(0, 3).filter((e) => e.explained > 0);
+  let best = 0;
+  for (const e of top) {
+    if (i.columns.includes(e.column)) best = Math.max(best, 0.5 * Math.min(1, e.explained / EVIDENCE_FULL));
+  }
+  return best;
+}
+
 function withInsights(
   s: TreeState,
   parent: TreeNode,
   ideas: (Idea & { key: string })[],
   onPath: Set<string>,
+  evidence: readonly ColumnEvidence[] | null = null,
 ) {
   const learned = branchInsights(s.nodes, parent.id);
   const elsewhere = offBranch(s, parent);
@@ -303,7 +333,7 @@ function withInsights(
   const count = (f: Family, o: string) =>
     learned.filter((l) => l.insight.family === f && l.insight.outcome === o).length;
   return ideas.map((i) => {
-    let score = i.prior;
+    let score = i.prior + evidenceBonus(i, evidence);
     const tried = learned.filter((l) => l.key === i.key);
     if (tried.some((l) => l.insight.outcome !== "helped")) return { ...i, score: -Infinity };
     if (count(i.family, "hurt") >= 2 || count(i.family, "failed") >= 2) return { ...i, score: -Infinity };
@@ -321,7 +351,13 @@ function withInsights(
 }
 
 /** Up to `n` new hypotheses for children of `parentId` (fewer, or none, when the space is used up). */
-export function libraryIdeas(s: TreeState, parentId: string, n: number, seed: number): Hypothesis[] {
+export function libraryIdeas(
+  s: TreeState,
+  parentId: string,
+  n: number,
+  seed: number,
+  evidence: readonly ColumnEvidence[] | null = null,
+): Hypothesis[] {
   const parent = s.nodes[parentId];
   if (!parent) return [];
   const path = pathOf(s, parent);
@@ -339,7 +375,7 @@ export function libraryIdeas(s: TreeState, parentId: string, n: number, seed: nu
     ranked = ideas.map((i) => ({ i, r: jitter(i.key) })).sort((a, b) => a.r - b.r).map((x) => x.i);
   } else {
     const scored = s.config.insights
-      ? withInsights(s, parent, ideas, onPath)
+      ? withInsights(s, parent, ideas, onPath, evidence)
       : ideas.map((i) => ({ ...i, score: i.prior }));
     ranked = scored.filter((i) => i.score > -Infinity)
       .map((i) => ({ i, r: i.score + 0.01 * jitter(i.key) }))
