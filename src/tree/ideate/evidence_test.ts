@@ -1,7 +1,7 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { makeTarget, type Prediction, readTable } from "../../tabular/mod.ts";
 import { explainedShare, residuals, residualSummary } from "./evidence.ts";
-import { EVIDENCE_FULL, evidenceBonus, type Idea } from "./library.ts";
+import { EVIDENCE_BONUS, EVIDENCE_FULL, evidenceBonus, type Idea } from "./library.ts";
 import type { ColumnInfo } from "../types.ts";
 
 const close = (a: number, b: number) => ok(Math.abs(a - b) < 1e-12, `${a} ≠ ${b}`);
@@ -51,7 +51,7 @@ Deno.test("evidenceBonus: a feature step on a column the residuals vary with, sc
     prior: 0,
   });
   const ev = [{ column: "g", explained: EVIDENCE_FULL / 2, groups: 2, worst: null }];
-  close(evidenceBonus(idea("target_encode", ["g"]), ev), 0.25);
+  close(evidenceBonus(idea("target_encode", ["g"]), ev), EVIDENCE_BONUS / 2);
   equal(evidenceBonus(idea("drop_column", ["g"]), ev), 0);
   equal(evidenceBonus(idea("target_encode", ["h"]), ev), 0);
   equal(evidenceBonus(idea("target_encode", ["g"]), null), 0);

@@ -36,7 +36,9 @@ const PRIOR: Record<Family, number> = {
   text_features: 0.8,
   target_encode: 0.6,
   capacity: 0.55,
-  linear_model: 0.62,
+  // Another model family is the first thing an AutoML engineer tries (it wins on small, mostly additive
+  // data, and errs on other rows than a GBDT: what an ensemble needs); insights retire it once it is known.
+  linear_model: 0.9,
   ensemble: 0,
   group_stats: 0.5,
   ratio: 0.45,
@@ -305,17 +307,21 @@ const ON_RESIDUALS = new Set<Family>([
   "missing_indicator",
 ]);
 
-/** Residual share at which a column's evidence counts in full (typical shares are 0.5–5 %). */
+/** Residual share at which a column's evidence counts in full (typical shares are 0.5–5 %), and the most
+ * it adds to an idea's score (it orders feature steps; it does not outrank a model-family move). */
 export const EVIDENCE_FULL = 0.03;
+export const EVIDENCE_BONUS = 0.2;
 
-/** The bonus an idea gets from where its parent errs: up to 0.5 for a feature step on the column whose
+/** The bonus an idea gets from where its parent errs: up to EVIDENCE_BONUS for a feature step on the column whose
  * groups still explain the most of the parent's out-of-fold residuals (evidence.ts). */
 export function evidenceBonus(i: Idea, evidence: readonly ColumnEvidence[] | null): number {
   if (!evidence?.length || !ON_RESIDUALS.has(i.family)) return 0;
   const top = evidence.slice(0, 3).filter((e) => e.explained > 0);
   let best = 0;
   for (const e of top) {
-    if (i.columns.includes(e.column)) best = Math.max(best, 0.5 * Math.min(1, e.explained / EVIDENCE_FULL));
+    if (i.columns.includes(e.column)) {
+      best = Math.max(best, EVIDENCE_BONUS * Math.min(1, e.explained / EVIDENCE_FULL));
+    }
   }
   return best;
 }
@@ -341,6 +347,11 @@ function withInsights(
     const helped = learned.filter((l) => l.insight.family === i.family && l.insight.outcome === "helped");
     if (helped.length) score += 0.3 + (helped.some((l) => similar(i, l.insight.columns, info)) ? 0.2 : 0);
     if (count(i.family, "neutral") >= 2) score -= 0.3;
+    // A switch to the linear model that did not help on this branch is not retried at another strength
+    // (those are close variants); from a linear parent its strengths are the branch's own knob.
+    if (i.family === "linear_model" && parent.artifact.model.kind !== "linear" && !helped.length) {
+      if (learned.some((l) => l.insight.family === "linear_model")) score -= 0.6;
+    }
     const there = elsewhere.filter((l) => l.key === i.key);
     if (there.some((l) => l.outcome === "helped")) score += 0.3;
     else if (there.length) score -= 0.3;

@@ -155,7 +155,7 @@ Deno.test("materialize() lists the content hash of each library step on the node
   const { materialize } = await import("../execute/executor.ts");
   const { createHash } = await import("node:crypto");
   let s = run(fakeStart(), baseline).state;
-  const lib = libraryIdeas(s, "n0", 1, 5)[0]!;
+  const lib = libraryIdeas(s, "n0", 10, 5).find((h) => h.step)!;
   const foreign: Hypothesis = {
     ...lib,
     key: "llm:x",
