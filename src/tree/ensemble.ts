@@ -102,10 +102,15 @@ export function pooled(folds: readonly Prediction[]): Prediction {
   return { task: folds[0]!.task, k: folds[0]!.k, values };
 }
 
-/** What selection optimises: the run's metric, or log-loss in place of accuracy (continuous, so a small
- * change of weights moves it). */
+/**
+ * What selection optimises: the continuous, row-additive form of the run's metric — log-loss for any class
+ * metric (a proper score; AUC and accuracy move in steps and AUC costs a sort per try), squared error for R²
+ * and RMSE, absolute error for MAE. The ensemble's dev score is then measured in the run's own metric.
+ */
 export function selectionMetric(metric: MetricName): MetricName {
-  return metric === "accuracy" ? "logloss" : metric;
+  if (metric === "mae") return "mae";
+  if (metric === "r2" || metric === "rmse") return "rmse";
+  return "logloss";
 }
 
 /**

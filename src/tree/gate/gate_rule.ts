@@ -32,6 +32,12 @@ export function plannedComparisons(s: Pick<TreeState, "heldout">): number {
  */
 export function significant(p: PairedGain | null, queries = 1): boolean {
   if (p === null) return false;
+  // Two tests of the same rows (the mean loss difference's z, and the signed-rank z), each at half the
+  // level: Bonferroni over both and over the run's queries, so the family-wise bound still holds.
+  if (p.loss?.rank_z !== undefined) {
+    const bar = gateZ(2 * queries);
+    return p.loss.n > 1 && (p.loss.z >= bar || p.loss.rank_z >= bar);
+  }
   if (p.loss) return p.loss.n > 1 && p.loss.z >= gateZ(queries);
   return (p.method === "linearized" || p.b > 1) && Number.isFinite(p.se) && p.gain >= Z_GATE * p.se;
 }
