@@ -128,7 +128,14 @@ async function once(
   seed: number,
   start: Start,
   split: RowSplit,
-  o: { cycles: number; executors: number; bwrap: string | null; tmp: string; slots: boolean },
+  o: {
+    cycles: number;
+    executors: number;
+    bwrap: string | null;
+    tmp: string;
+    slots: boolean;
+    gateAt: "cycle" | "end";
+  },
 ): Promise<One> {
   const runDir = `${o.tmp}/${dataset}-${method}-${start}-${seed}`;
   const m = METHODS[method]!;
@@ -150,6 +157,7 @@ async function once(
     wallMs: 600_000,
     bwrap: o.bwrap,
     slots: o.slots,
+    ...(o.gateAt === "end" ? { gateAt: "end" as const } : {}),
   });
   const wall = performance.now() - t0;
   const fromRun = runSplit(runDir, split);
@@ -227,6 +235,8 @@ if (import.meta.main) {
       /** Rows the references are fit on: dev + held-out (the issue's protocol) or dev alone (what arrow fits). */
       "ref-fit": { type: "string", default: "dev+heldout" },
       "no-refs": { type: "boolean", default: false },
+      /** When the merge gate is asked: after each cycle, or once at the end (TreeConfig.gateAt). */
+      "gate-at": { type: "string", default: "cycle" },
       out: { type: "string", default: `${ROOT}dist/bench_tree.json` },
       "no-bwrap": { type: "boolean", default: false },
       /** A fresh child per job instead of long-lived slots (the comparison for the slots' gain). */
@@ -288,6 +298,7 @@ if (import.meta.main) {
                 bwrap,
                 tmp,
                 slots: !values["no-slots"],
+                gateAt: values["gate-at"] === "end" ? "end" : "cycle",
               }),
             );
           }

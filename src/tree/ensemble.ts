@@ -10,8 +10,7 @@
  *
  * @module
  */
-import { type MetricName, METRICS, type Prediction, score, type Target } from "../tabular/mod.ts";
-import { readPrediction } from "./execute/predictions.ts";
+import { type MetricName, METRICS, outputsOf, type Prediction, score, type Target } from "../tabular/mod.ts";
 import type { TreeData } from "./data.ts";
 import { type ColumnEvidence, residualSummary } from "./ideate/evidence.ts";
 import type { EnsembleMember, ExecResult, Hypothesis, TreeNode, TreeState } from "./types.ts";
@@ -69,12 +68,21 @@ function parseOof(path: string, target: Target, foldSizes: number[]): Prediction
   } catch {
     return null;
   }
-  if (!Array.isArray(o.folds) || o.folds.length !== foldSizes.length) return null;
+  // Written by this coordinator from a payload it already checked (predictions.ts); checked again here,
+  // without a second parse, since the file sits on disk between cycles.
+  const k = outputsOf(target.task, target.classes);
+  if (o.k !== k || !Array.isArray(o.folds) || o.folds.length !== foldSizes.length) return null;
   const out: Prediction[] = [];
   for (let i = 0; i < foldSizes.length; i++) {
-    const p = readPrediction(JSON.stringify({ k: o.k, values: o.folds[i] }), target, foldSizes[i]!);
-    if (!p.ok) return null;
-    out.push(p.value);
+    const v = o.folds[i];
+    if (!Array.isArray(v) || v.length !== foldSizes[i]! * k) return null;
+    const values = new Float64Array(v.length);
+    for (let j = 0; j < v.length; j++) {
+      const x = v[j];
+      if (typeof x !== "number" || !Number.isFinite(x)) return null;
+      values[j] = x;
+    }
+    out.push({ task: target.task, k, values });
   }
   return out;
 }

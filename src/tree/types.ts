@@ -190,6 +190,13 @@ export interface TreeConfig {
   wallMs: number;
   /** The tabular toolkit's mod.ts, relative to a node's steps/ directory (what step modules import). */
   toolkit: string;
+  /**
+   * When the merge gate is asked: absent, after each cycle (its best newcomer, when it beats the incumbent
+   * on dev beyond noise); `end`, once the cycles are spent — the best node on dev against the start, then the
+   * next best while held-out queries remain — so a small held-out part is spent on the strongest candidates
+   * only (with the default budget of one comparison, at the least strict bar).
+   */
+  gateAt?: "end";
   /** The starting artifact when it is not the default (`--start weak` or an artifact file). */
   start?: { kind: "weak" | "file"; file?: string; model: Partial<GbdtParams>; steps: StepFile[] };
 }
