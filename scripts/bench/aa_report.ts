@@ -23,5 +23,16 @@ export function printAa(seeds: number): void {
         `(${sum((r) => r.runsAdmitting)} of ${sum((r) => r.runs)} runs); the per-query bootstrap rule ` +
         `${sum((r) => r.earlier!.admitted)} (${sum((r) => r.earlier!.runsAdmitting)} runs).`,
     );
+    // `--gate-at end`: one comparison a run, at the bar of a single query (both tests at half the level).
+    const one = Array.from(
+      { length: seeds },
+      (_, seed) =>
+        measureAa({ runs: 200, queries: 1, devRows: 400, heldoutRows: 200, metric, seed, resamples: 0 }),
+    );
+    const admitted = one.reduce((s, r) => s + r.admitted, 0),
+      queries = one.reduce((s, r) => s + r.queries, 0);
+    console.log(
+      `A/A ${metric}, one comparison a run (--gate-at end): gate admitted ${admitted} of ${queries}.`,
+    );
   }
 }

@@ -56,6 +56,7 @@ const FLAGS = {
   start: { type: "string" },
   "no-insights": { type: "boolean" },
   "heldout-budget": { type: "string" },
+  "gate-at": { type: "string" },
   "observe-every": { type: "string" },
   "budget-seconds": { type: "string" },
   runtime: { type: "string" },
@@ -122,6 +123,7 @@ const FIXED_AT_START = [
   "search",
   "no-insights",
   "heldout-budget",
+  "gate-at",
   "observe-every",
   "budget-seconds",
 ] as const;
@@ -225,6 +227,7 @@ export async function main(argv: string[]): Promise<number> {
   const search = oneOf("search", values.search, ["tree", "random", "greedy"] as const, "tree");
   const observe = intFlag("tree", "observe-every", values["observe-every"], 1, 10, 3600);
   const budget = intFlag("tree", "budget-seconds", values["budget-seconds"], 1, 600, 86_400);
+  const gateAt = oneOf("gate-at", values["gate-at"], ["cycle", "end"] as const, "cycle");
   const heldoutBudget = values["heldout-budget"] === undefined
     ? undefined
     : intFlag("tree", "heldout-budget", values["heldout-budget"], 1, cycles + 1, 100_000);
@@ -324,6 +327,7 @@ export async function main(argv: string[]): Promise<number> {
         insights: values["no-insights"] !== true,
         start,
         heldoutBudget,
+        ...(gateAt === "end" ? { gateAt } : {}),
         observeMs: observe * 1000,
         wallMs: budget * 1000,
       });

@@ -48,7 +48,10 @@ Options:
                            artifact.json ({"format":"arrow-tree-artifact/1","steps":["steps/x.ts"],
                            "model":{…}}, its steps beside it; they run as untrusted code)
   --no-insights            Ideate without the branch's insights (the ablation)
-  --heldout-budget <n>     Most held-out queries, the baseline's included (default cycles + 1)
+  --heldout-budget <n>     Most held-out queries, the baseline's included (default cycles + 1; with
+                           --gate-at end, 2)
+  --gate-at cycle|end      When the merge gate is asked: after each cycle (default), or once the cycles
+                           are spent, for the best node on dev (then the next best while queries remain)
   --observe-every <s>      Observation pace of every child (executor, recomputation, gate) in seconds; a fold
                            with no sign of life for 3 observations = hung (default 10)
   --budget-seconds <s>     Wall budget of one executor attempt (default 600)

@@ -14,6 +14,8 @@ import type { ProcJournal } from "../runtime/proc/mod.ts";
 import { TreeBlackBox } from "./blackbox.ts";
 import type { TreeData } from "./data.ts";
 import { runExecutor } from "./execute/executor.ts";
+import { ensembleExec, ensembleHypothesis, parentEvidence } from "./ensemble.ts";
+import type { ColumnEvidence } from "./ideate/evidence.ts";
 import type { MergeGate } from "./gate/gate.ts";
 import { libraryIdeas } from "./ideate/library.ts";
 import type { SandboxContext } from "./execute/sandbox.ts";
@@ -30,12 +32,18 @@ export interface Ideator {
     parent: string,
     n: number,
     seed: number,
+    /** Where the parent errs (its out-of-fold residuals by column, dev rows only), with insights on. */
+    evidence?: ColumnEvidence[] | null,
   ): Promise<{ hypotheses: Hypothesis[]; problems: string[]; tokens: number }>;
 }
 
 export const LIBRARY: Ideator = {
-  ideas: (s, parent, n, seed) =>
-    Promise.resolve({ hypotheses: libraryIdeas(s, parent, n, seed), problems: [], tokens: 0 }),
+  ideas: (s, parent, n, seed, evidence) =>
+    Promise.resolve({
+      hypotheses: libraryIdeas(s, parent, n, seed, evidence ?? null),
+      problems: [],
+      tokens: 0,
+    }),
 };
 
 export interface TreeWorld {
@@ -77,11 +85,23 @@ async function pool<T, R>(items: readonly T[], limit: number, fn: (item: T) => P
 async function perform(w: TreeWorld, s: TreeState, a: TreeAction): Promise<Performed> {
   switch (a.a) {
     case "ideate": {
-      const r = await w.ideator.ideas(s, a.parent, a.n, a.seed);
-      return { event: { e: "proposed", parent: a.parent, ...r }, childMs: 0, fitMs: 0 };
+      const evidence = s.config.insights ? parentEvidence(w.runDir, s, w.data, a.parent) : null;
+      const r = await w.ideator.ideas(s, a.parent, a.n, a.seed, evidence);
+      // The tree search also proposes an ensemble of what it has evaluated (chosen on out-of-fold dev
+      // predictions; it costs no fit): random and greedy search are the baselines without it.
+      const e = s.config.search === "tree" ? ensembleHypothesis(w.runDir, s, w.data) : null;
+      const hypotheses = e ? [...r.hypotheses, e] : r.hypotheses;
+      return { event: { e: "proposed", parent: a.parent, ...r, hypotheses }, childMs: 0, fitMs: 0 };
     }
     case "execute": {
-      const runs = await pool(a.nodes, s.config.executors, (id) => runExecutor(w, s, id));
+      const runs = await pool(
+        a.nodes,
+        s.config.executors,
+        (id) =>
+          s.nodes[id]?.artifact.members
+            ? Promise.resolve({ result: ensembleExec(w.runDir, s, id, w.data), childMs: 0, fitMs: 0 })
+            : runExecutor(w, s, id),
+      );
       const results: ExecResult[] = runs.map((r) => r.result);
       const wall = Math.max(0, ...runs.map((r) => r.childMs));
       return {

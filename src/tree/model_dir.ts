@@ -33,10 +33,14 @@ export interface ModelManifest {
   final_test: number | null;
   /** The artifact's steps in order: file (under model/), content hash, and whether Arrow's library wrote it. */
   steps: { path: string; sha256: string; library: boolean }[];
-  model_params: Record<string, number>;
+  model_params: Record<string, number | string>;
   /** The columns the steps produce (what the encoders read); null without steps. */
   steps_output: { name: string; kind: string }[] | null;
   files: { gbdt: string; encoding: string; steps_state: string | null };
+  /** An ensemble: its members' model directories (relative to this one) and weights (absent: one model). */
+  members?: { node: string; weight: number; dir: string }[];
+  /** The artifact's directory relative to this one (absent: `artifact`). */
+  artifact_dir?: string;
   /** How `arrow tree predict` runs it. */
   predict: "in-process" | "unavailable";
   predict_note: string;
@@ -69,14 +73,56 @@ export function writeModel(
   finalTest: number | null,
 ): ModelManifest | null {
   const m = refit.model;
-  if (!m) return null;
+  if (!m && !refit.members) return null;
   const dir = modelDir(runDir);
   try {
     Deno.removeSync(dir, { recursive: true });
   } catch (e) {
     if (!(e instanceof Deno.errors.NotFound)) throw e;
   }
+  if (refit.members) return writeEnsemble(dir, s, data, node, refit, finalTest);
   return write(dir, s, data, node, refit, finalTest);
+}
+
+/**
+ * An ensemble's model: each member's own model directory under `members/<node>/` (as a single node's
+ * `model/`), and a manifest naming them with their weights; it predicts in-process only when every member
+ * does.
+ */
+function writeEnsemble(
+  dir: string,
+  s: TreeState,
+  data: TreeData,
+  node: string,
+  refit: RefitRun,
+  finalTest: number | null,
+): ModelManifest {
+  const members = refit.members!.map((m) => ({
+    node: m.node,
+    weight: m.weight,
+    dir: `members/${m.node}`,
+    // The member's artifact beside model/artifact (model/artifact_<node>/), at the depth its steps' toolkit
+    // import was written for; the rest of its model under members/<node>/.
+    manifest: write(`${dir}/members/${m.node}`, s, data, m.node, m.run, null, `../../artifact_${m.node}`),
+  }));
+  const first = members[0]!.manifest;
+  const predictable = members.every((m) => m.manifest.predict === "in-process");
+  const manifest: ModelManifest = {
+    ...first,
+    node,
+    final_test: finalTest,
+    steps: [],
+    model_params: {},
+    steps_output: null,
+    files: { gbdt: "", encoding: "", steps_state: null },
+    members: members.map(({ node, weight, dir }) => ({ node, weight, dir })),
+    predict: predictable ? "in-process" : "unavailable",
+    predict_note: predictable
+      ? "an ensemble: every member predicts in-process (its own model under members/), weighted and averaged"
+      : "an ensemble with a member that cannot predict outside a run (see its members/ manifest)",
+  };
+  Deno.writeTextFileSync(`${dir}/model.json`, canonicalPretty(manifest));
+  return manifest;
 }
 
 function write(
@@ -86,11 +132,13 @@ function write(
   node: string,
   refit: RefitRun,
   finalTest: number | null,
+  /** Where the artifact goes, relative to `dir`: at a scope's depth below the run (see writeEnsemble). */
+  art = "artifact",
 ): ModelManifest {
   const m = refit.model!;
   const n = s.nodes[node]!;
-  Deno.mkdirSync(`${dir}/artifact/steps`, { recursive: true });
-  Deno.copyFileSync(`${refit.scope}/artifact.json`, `${dir}/artifact/artifact.json`);
+  Deno.mkdirSync(`${dir}/${art}/steps`, { recursive: true });
+  Deno.copyFileSync(`${refit.scope}/artifact.json`, `${dir}/${art}/artifact.json`);
   const library = allLibrary(s, node);
   const libraryHashes = new Set(
     pathTo(s, node).flatMap((x) =>
@@ -99,9 +147,9 @@ function write(
   );
   const steps = n.artifact.steps.map((p) => {
     const text = Deno.readTextFileSync(`${refit.scope}/${p}`);
-    Deno.writeTextFileSync(`${dir}/artifact/${p}`, text);
+    Deno.writeTextFileSync(`${dir}/${art}/${p}`, text);
     const h = sha256(text);
-    return { path: `artifact/${p}`, sha256: h, library: libraryHashes.has(h) };
+    return { path: `${art}/${p}`, sha256: h, library: libraryHashes.has(h) };
   });
   const { task, table } = data;
   const predictable = library && (steps.length === 0 || m.steps_state !== null);
@@ -122,8 +170,9 @@ function write(
     fit_rows: task.splits.dev.length + task.splits.heldout.length,
     final_test: finalTest,
     steps,
-    model_params: n.artifact.model as Record<string, number>,
+    model_params: n.artifact.model as Record<string, number | string>,
     steps_output: m.schema?.columns ?? null,
+    ...(art === "artifact" ? {} : { artifact_dir: art }),
     files: {
       gbdt: "gbdt.json",
       encoding: "encoding.json",

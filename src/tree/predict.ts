@@ -21,9 +21,9 @@ import {
   fromRows,
   guardTransform,
   parseCsvText,
-  parseGbdtModel,
-  predictGbdt,
+  parseModel,
   type Prediction,
+  predictModel,
   readTable,
   type Schema,
   type Table,
@@ -67,9 +67,9 @@ function readJson(path: string, what: string): unknown {
 
 const whyMissing = "the run did not reach its final test, or its refit failed; see its report/report.md";
 
-/** The manifest, checked for what prediction needs. */
-export function readManifest(runDir: string): ModelManifest {
-  const path = `${modelDir(runDir)}/model.json`;
+/** The manifest, checked for what prediction needs (`dir`: a member's directory instead of `model/`). */
+export function readManifest(runDir: string, dir = modelDir(runDir)): ModelManifest {
+  const path = `${dir}/model.json`;
   const m = readJson(path, "model manifest") as ModelManifest;
   if (m?.format !== MODEL_FORMAT) throw new PredictError(`${path}: format is not "${MODEL_FORMAT}"`);
   if (!Array.isArray(m.columns) || !Array.isArray(m.steps)) {
@@ -87,7 +87,7 @@ function pathTo(s: TreeState, id: string): TreeNode[] {
 }
 
 /** Every step file of the model is, byte for byte, one the library wrote for this run (or refusal). */
-function checkTrusted(runDir: string, m: ModelManifest): void {
+function checkTrusted(runDir: string, m: ModelManifest, dir: string): void {
   if (m.predict !== "in-process") {
     throw new PredictError(`${runDir}: this model cannot predict: ${m.predict_note}`);
   }
@@ -101,18 +101,18 @@ function checkTrusted(runDir: string, m: ModelManifest): void {
     if (!libraryWrote(s, h)) {
       throw new PredictError(`${runDir}: step ${h.step.path} is not the library's, so it cannot run here`);
     }
-    sources.set(`artifact/${h.step.path}`, h.step.source);
+    sources.set(`${artifactDir(dir, m)}/${h.step.path}`, h.step.source);
   }
   for (const st of m.steps) {
     let text: string;
     try {
-      text = Deno.readTextFileSync(`${modelDir(runDir)}/${st.path}`);
+      text = Deno.readTextFileSync(`${dir}/${st.path}`);
     } catch (e) {
-      throw new PredictError(`${modelDir(runDir)}/${st.path}: ${String(e)}`);
+      throw new PredictError(`${dir}/${st.path}: ${String(e)}`);
     }
     if (sources.get(st.path) !== text || sha256(text) !== st.sha256) {
       throw new PredictError(
-        `${modelDir(runDir)}/${st.path}: changed since the run wrote it; refusing to run it`,
+        `${dir}/${st.path}: changed since the run wrote it; refusing to run it`,
       );
     }
   }
@@ -163,7 +163,8 @@ function readInput(
  */
 export type LoadSteps = (artifactDir: string, target: string) => Promise<FeatureTransform<unknown[]>>;
 
-/** Predictions of the run's model for every row of `file` (columns separated by `delimiter`), as CSV text. */
+/** Predictions of the run's model for every row of `file` (columns separated by `delimiter`), as CSV text (an ensemble: its members'
+ * predictions, each from its own saved model, weighted and averaged). */
 export async function predictFile(
   runDir: string,
   file: string,
@@ -171,16 +172,66 @@ export async function predictFile(
   delimiter = ",",
 ): Promise<Predicted> {
   const m = readManifest(runDir);
-  checkTrusted(runDir, m);
   const dir = modelDir(runDir);
+  if (m.predict !== "in-process") {
+    throw new PredictError(`${runDir}: this model cannot predict: ${m.predict_note}`);
+  }
   const { table: input, ignored, ids } = readInput(file, m, delimiter);
+  let pred: Prediction;
+  if (m.members?.length) {
+    const preds: Prediction[] = [];
+    for (const member of m.members) {
+      if (!/^members\/[A-Za-z0-9_-]+$/.test(member.dir) || !member.node || !/^n\d+$/.test(member.node)) {
+        throw new PredictError(
+          `${dir}/model.json: member directory ${JSON.stringify(member.dir)} is not under members/`,
+        );
+      }
+      const at = `${dir}/${member.dir}`;
+      const mm = readManifest(runDir, at);
+      checkTrusted(runDir, mm, at);
+      preds.push(await predictOne(at, mm, input, loadSteps));
+    }
+    pred = blendPredictions(preds, m.members.map((x) => x.weight));
+  } else {
+    checkTrusted(runDir, m, dir);
+    pred = await predictOne(dir, m, input, loadSteps);
+  }
+  return { csv: toCsv(m, input, ids, pred), rows: input.nRows, ignored, columns: header(m, ids) };
+}
+
+function blendPredictions(preds: Prediction[], weights: number[]): Prediction {
+  const values = new Float64Array(preds[0]!.values.length);
+  preds.forEach((p, i) => {
+    for (let j = 0; j < values.length; j++) values[j] = values[j]! + weights[i]! * p.values[j]!;
+  });
+  return { task: preds[0]!.task, k: preds[0]!.k, values };
+}
+
+/** A saved model's artifact directory: its own `artifact/`, or an ensemble member's `../../artifact_<node>`. */
+function artifactDir(dir: string, m: ModelManifest): string {
+  const a = m.artifact_dir ?? "artifact";
+  if (a !== "artifact" && a !== `../../artifact_${m.node}`) {
+    throw new PredictError(
+      `${dir}/model.json: artifact_dir ${JSON.stringify(a)} is not where models keep it`,
+    );
+  }
+  return a;
+}
+
+/** One saved model's predictions for `input` (its steps, encoders and model, from `dir`). */
+async function predictOne(
+  dir: string,
+  m: ModelManifest,
+  input: Table,
+  loadSteps: LoadSteps,
+): Promise<Prediction> {
   const table: Table = {
     nRows: input.nRows,
     columns: m.columns.map((c) => input.columns.find((x) => x.name === c.name)!),
   };
   let evalTable = table;
   if (m.steps.length) {
-    const transform = await loadSteps(`${dir}/artifact`, m.target);
+    const transform = await loadSteps(`${dir}/${artifactDir(dir, m)}`, m.target);
     const state = decodeState(readJson(`${dir}/steps_state.json`, "steps' state"));
     const rows = checkedRows(
       guardTransform(
@@ -193,9 +244,8 @@ export async function predictFile(
     evalTable = fromRows(rows, { columns: m.steps_output ?? [] } as Schema);
   }
   const encoding = readJson(`${dir}/encoding.json`, "encoding") as Encoding;
-  const gbdt = parseGbdtModel(readJson(`${dir}/gbdt.json`, "GBDT model"));
-  const pred = predictGbdt(gbdt, applyEncoding(encoding, evalTable, allRows(evalTable)));
-  return { csv: toCsv(m, input, ids, pred), rows: input.nRows, ignored, columns: header(m, ids) };
+  const fitted = parseModel(readJson(`${dir}/gbdt.json`, "model"));
+  return predictModel(fitted, applyEncoding(encoding, evalTable, allRows(evalTable)));
 }
 
 function header(m: ModelManifest, ids: string[]): string[] {

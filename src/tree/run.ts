@@ -39,8 +39,11 @@ export interface TreeRunOptions {
   ideator: IdeatorKind;
   search: Search;
   insights: boolean;
-  /** Held-out queries allowed, the baseline's included (default: one per cycle, plus the baseline). */
+  /** Held-out queries allowed, the baseline's included (default: one per cycle, plus the baseline; with
+   * the gate at the end, the baseline and one comparison). */
   heldoutBudget?: number;
+  /** When the merge gate is asked (TreeConfig.gateAt); absent: after each cycle. */
+  gateAt?: "end";
   observeMs: number;
   wallMs: number;
   maxDepth?: number;
@@ -138,7 +141,8 @@ export async function startTree(o: TreeRunOptions): Promise<TreeOutcome> {
     ideator: o.ideator,
     search: o.search,
     insights: o.insights,
-    heldoutBudget: o.heldoutBudget ?? o.cycles + 1,
+    heldoutBudget: o.heldoutBudget ?? (o.gateAt === "end" ? 2 : o.cycles + 1),
+    ...(o.gateAt === "end" ? { gateAt: "end" as const } : {}),
     maxDepth: o.maxDepth ?? 8,
     observeMs: o.observeMs,
     wallMs: o.wallMs,

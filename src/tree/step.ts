@@ -23,16 +23,15 @@
 import type { Incident } from "../model/state.ts";
 import { subSeed } from "../tabular/prng.ts";
 import { ACCEPT_EPS, improves } from "../thresholds.ts";
+import { addToTally, failedInsight, insightOf, meanStd, summarizeTally } from "./ideate/insight.ts";
 import {
-  addToTally,
-  classify,
-  failedInsight,
-  insightOf,
-  meanStd,
-  pairedDelta,
-  summarizeTally,
-} from "./ideate/insight.ts";
-import { flagsOf, plannedComparisons, significant, Z_GATE } from "./gate/gate_rule.ts";
+  beyondNoise,
+  finalCandidate,
+  flagsOf,
+  plannedComparisons,
+  significant,
+  Z_GATE,
+} from "./gate/gate_rule.ts";
 import { judge, stoppedChild } from "./overwatch.ts";
 
 export { flagsOf, plannedComparisons, significant, Z_GATE };
@@ -60,12 +59,15 @@ function newNode(
   cycle: number,
   h: Hypothesis | null,
 ): TreeNode {
-  const artifact = parent
-    ? {
+  const artifact: TreeNode["artifact"] = !parent
+    ? { steps: [], model: {} }
+    : h?.members
+    ? { steps: [], model: {}, members: h.members.map((m) => ({ ...m })) }
+    : {
       steps: h?.step ? [...parent.artifact.steps, h.step.path] : [...parent.artifact.steps],
-      model: { ...parent.artifact.model, ...(h?.model ?? {}) },
-    }
-    : { steps: [], model: {} };
+      // A model of another kind replaces the parent's settings whole; otherwise they are merged.
+      model: h?.model.kind !== undefined ? { ...h.model } : { ...parent.artifact.model, ...(h?.model ?? {}) },
+    };
   return {
     id,
     parent: parent?.id ?? null,
@@ -85,7 +87,8 @@ function newNode(
     children: [],
     visits: 0,
     value: 0,
-    exhausted: false,
+    // An ensemble is a leaf: its members are expanded, never it.
+    exhausted: !!h?.members,
     tally: {},
     summary: null,
     tokens: h?.tokens ?? 0,
@@ -173,6 +176,13 @@ function point(s: TreeState): void {
   });
 }
 
+/** With the gate at the end: the next candidate goes to the gate (gate_rule.ts); true when one did. */
+function finalGate(s: TreeState): boolean {
+  const node = finalCandidate(s);
+  if (node) s.pending = { a: "gate", node };
+  return node !== null;
+}
+
 function finish(s: TreeState): void {
   const root = s.order[0]!;
   const nodes = s.incumbent && s.incumbent !== root ? [root, s.incumbent] : [root];
@@ -181,7 +191,7 @@ function finish(s: TreeState): void {
 
 /** Picks the next node to expand and asks for ideas, or moves on to the final test. */
 function next(s: TreeState): void {
-  if (s.cycle > s.config.cycles) return finish(s);
+  if (s.cycle > s.config.cycles) return finalGate(s) ? undefined : finish(s);
   const parent = chooseParent(s);
   if (parent === null) return finish(s);
   s.pending = {
@@ -277,6 +287,8 @@ function onExecuted(s: TreeState, ev: Extract<TreeEvent, { e: "executed" }>, inc
     s.pending = { a: "gate", node: root.id };
     return;
   }
+  // With the gate at the end, a cycle only grows the tree on dev.
+  if (s.config.gateAt === "end") return endCycle(s);
   const inc = s.nodes[s.incumbent!]!;
   const dir = s.config.direction;
   const fresh = s.order.map((id) => s.nodes[id]!).filter((n) =>
@@ -295,18 +307,18 @@ function onExecuted(s: TreeState, ev: Extract<TreeEvent, { e: "executed" }>, inc
   endCycle(s);
 }
 
-/** The candidate beats the incumbent on the same dev folds by ACCEPT_EPS and one standard error of the
- * paired fold deltas: a screen (looser than a label), so a held-out query is not spent on fold noise. */
-function beyondNoise(s: TreeState, n: TreeNode, inc: TreeNode): boolean {
-  return classify(pairedDelta(n.dev!, inc.dev!, signOf(s)), 1) === "helped";
-}
-
 const gateContext = (s: TreeState) => ({
   tick: s.tick,
   observeMs: s.config.observeMs,
   metric: s.config.metric,
   sign: signOf(s),
 });
+
+/** After a gate query: the next cycle, or — when the gate runs at the end — the next query or the final. */
+function afterGate(s: TreeState): void {
+  if (s.cycle > s.config.cycles) return next(s);
+  endCycle(s);
+}
 
 function onGated(s: TreeState, ev: Extract<TreeEvent, { e: "gated" }>, incidents: Incident[]): void {
   if (s.pending?.a !== "gate" || s.pending.node !== ev.node) return;
@@ -329,7 +341,7 @@ function onGated(s: TreeState, ev: Extract<TreeEvent, { e: "gated" }>, incidents
     mark(n, "failed-informative");
     n.lesson = found.j.kind === "failed" ? `at the merge gate, ${found.j.lesson}` : ev.problem;
     if (s.cycle === 0) return stop(s, `the starting artifact failed at the merge gate: ${n.lesson ?? ""}`);
-    return endCycle(s);
+    return afterGate(s);
   }
   const stopped = stoppedChild(gateContext(s), n, "the merge gate", ev);
   if (stopped) {
@@ -338,13 +350,13 @@ function onGated(s: TreeState, ev: Extract<TreeEvent, { e: "gated" }>, incidents
     mark(n, "failed-informative");
     n.lesson = stopped.lesson;
     if (s.cycle === 0) return stop(s, `the starting artifact failed at the merge gate: ${n.lesson}`);
-    return endCycle(s);
+    return afterGate(s);
   }
   if (ev.score === null) {
     n.gate = "failed";
     n.lesson = ev.problem;
     if (s.cycle === 0) return stop(s, `the starting artifact failed on held-out rows: ${ev.problem ?? ""}`);
-    return endCycle(s);
+    return afterGate(s);
   }
   s.heldout.used += 1;
   n.heldout = ev.score;
@@ -353,7 +365,7 @@ function onGated(s: TreeState, ev: Extract<TreeEvent, { e: "gated" }>, incidents
     mark(n, "admitted");
     s.incumbent = n.id;
     s.admitted.push(n.id);
-    return endCycle(s);
+    return afterGate(s);
   }
   const inc = s.nodes[s.incumbent!]!;
   if (ev.paired !== undefined) n.paired = ev.paired;
@@ -366,7 +378,7 @@ function onGated(s: TreeState, ev: Extract<TreeEvent, { e: "gated" }>, incidents
     s.incumbent = n.id;
     s.admitted.push(n.id);
   } else n.gate = "rejected";
-  endCycle(s);
+  afterGate(s);
 }
 
 function onVerdict(s: TreeState, ev: Extract<TreeEvent, { e: "verdict" }>): void {

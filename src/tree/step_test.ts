@@ -334,3 +334,23 @@ Deno.test("step() admits on the per-row loss only at the Bonferroni bar over the
     "a state without the loss keeps the old rule",
   );
 });
+
+Deno.test("step() with the gate at the end: cycles grow on dev, then the best node on dev is gated once", () => {
+  let s = fakeStart({ cycles: 1, gateAt: "end", heldoutBudget: 2 });
+  for (
+    const ev of [...opening(), {
+      e: "executed",
+      results: [ok("n1", folds(0.8, 0.02)), ok("n2", folds(0.8, 0.04))],
+    }] as TreeEvent[]
+  ) {
+    s = step(s, ev).state;
+  }
+  // The cycle ended without a query; the spent cycles send the best on dev (n2) to the gate, alone.
+  deepEqual(s.pending, { a: "gate", node: "n2" });
+  equal(s.history.length, 2);
+  s = step(s, { e: "gated", node: "n2", score: 0.79, problem: null, escapes: [] }).state;
+  equal(s.nodes.n2!.gate, "rejected");
+  // The budget is spent: no second query, the final test, and no extra history point.
+  deepEqual(s.pending, { a: "final", nodes: ["n0"] });
+  equal(s.history.length, 2);
+});

@@ -11,6 +11,16 @@ import type { PairedGain } from "./gate/paired.ts";
 
 export type TreeNodeId = string;
 
+/** An artifact's model settings: GBDT parameters (no `kind`, or `kind: "gbdt"` replacing a linear parent's),
+ * or `{ kind: "linear", alpha }` — the toolkit's regularised linear model on the encoded features. */
+export type ArtifactModel = Partial<GbdtParams> & { kind?: "gbdt" | "linear"; alpha?: number };
+
+/** One member of an ensemble artifact: an evaluated node and its weight (weights sum to 1). */
+export interface EnsembleMember {
+  node: TreeNodeId;
+  weight: number;
+}
+
 /** Where a node stands. `pruned`: evaluated, hurt its parent, never expanded; `failed-informative`: its
  * code or its executor failed, and what went wrong is its lesson. */
 export type TreeStatus = "pending" | "running" | "evaluated" | "admitted" | "pruned" | "failed-informative";
@@ -37,6 +47,8 @@ export type Family =
   | "group_stats"
   | "drop_column"
   | "capacity"
+  | "linear_model"
+  | "ensemble"
   | "llm";
 
 export type Search = "tree" | "random" | "greedy";
@@ -59,8 +71,10 @@ export interface Hypothesis {
   text: string;
   /** The new step module, or null for a change of model settings only. */
   step: StepFile | null;
-  /** Model settings the child takes on, over its parent's. */
-  model: Partial<GbdtParams>;
+  /** Model settings the child takes on, over its parent's (a `kind` replaces them whole). */
+  model: ArtifactModel;
+  /** An ensemble's members (family `ensemble`): the child's artifact is their weighted average. */
+  members?: EnsembleMember[];
   source: IdeatorKind;
   /** LLM tokens the hypothesis cost (0 for the library). */
   tokens: number;
@@ -69,7 +83,9 @@ export interface Hypothesis {
 /** What the executor runs: step modules in order and the model settings (artifact.json). */
 export interface Artifact {
   steps: string[];
-  model: Partial<GbdtParams>;
+  model: ArtifactModel;
+  /** An ensemble: the weighted average of these nodes' predictions (each its own artifact; no steps). */
+  members?: EnsembleMember[];
 }
 
 export interface DevScore {
@@ -176,6 +192,13 @@ export interface TreeConfig {
   toolkit: string;
   /** The CSV's delimiter when it is not a comma (`--delimiter`); a resumed run re-reads the file with it. */
   delimiter?: string;
+  /**
+   * When the merge gate is asked: absent, after each cycle (its best newcomer, when it beats the incumbent
+   * on dev beyond noise); `end`, once the cycles are spent — the best node on dev against the start, then the
+   * next best while held-out queries remain — so a small held-out part is spent on the strongest candidates
+   * only (with the default budget of one comparison, at the least strict bar).
+   */
+  gateAt?: "end";
   /** The starting artifact when it is not the default (`--start weak` or an artifact file). */
   start?: { kind: "weak" | "file"; file?: string; model: Partial<GbdtParams>; steps: StepFile[] };
 }

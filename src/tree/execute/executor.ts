@@ -20,6 +20,7 @@ import type { SlotPool } from "./slot_pool.ts";
 import type { TreeData } from "../data.ts";
 import { libraryWrote } from "../ideate/library.ts";
 import { scoreFolds } from "./predictions.ts";
+import { keepOof } from "../ensemble.ts";
 import { childCommand, type SandboxContext } from "./sandbox.ts";
 import type { ExecResult, TreeNode, TreeState } from "../types.ts";
 
@@ -254,6 +255,10 @@ export async function runExecutor(w: ExecutorWorld, s: TreeState, id: string): P
       ? scored.problem
       : `the recomputation exited with ${rec.exit ?? rec.signal}`;
     result.recomputed = { problem, exit: rec.exit, stderr_tail: rec.stderrTail, hung: rec.hung };
-  } else result.recomputed = { folds: scored.value };
+  } else {
+    result.recomputed = { folds: scored.value };
+    // The fold predictions just scored, kept (private to the coordinator) for ensembles of evaluated nodes.
+    if (line.ok) keepOof(w.runDir, id, line.text);
+  }
   return { result, childMs, fitMs };
 }

@@ -21,10 +21,11 @@ import { materialize } from "../execute/executor.ts";
 import { pairedBootstrap, type PairedGain } from "./paired.ts";
 import { pairedLoss } from "./row_loss.ts";
 import { subSeed } from "../../tabular/prng.ts";
-import { refitChild, type RefitRun } from "./refit.ts";
+import { refitChild, refitEnsemble, type RefitRun } from "./refit.ts";
+import { blend } from "../ensemble.ts";
 import { scoreOrNull, strongDefault, trivialScore } from "./references.ts";
 import { childCommand, type SandboxContext } from "../execute/sandbox.ts";
-import type { Escape, FinalReferences, Hang, TreeState } from "../types.ts";
+import type { EnsembleMember, Escape, FinalReferences, Hang, TreeState } from "../types.ts";
 
 /** The rows a final model is fit on: every dev and held-out row, in table order. */
 export function refitRows(data: TreeData): Int32Array {
@@ -118,7 +119,13 @@ export class MergeGate {
     const train = refitRows(this.data);
     const { target, metric } = this.data.task;
     const y = labelsOf(target, test);
-    const refit = await refitChild(this.data, this.sandbox, this.watch, s, best, train, test);
+    const members = s.nodes[best]!.artifact.members;
+    const refit = members
+      ? await refitEnsemble(
+        members,
+        (m) => refitChild(this.data, this.sandbox, this.watch, s, m, train, test),
+      )
+      : await refitChild(this.data, this.sandbox, this.watch, s, best, train, test);
     let refitScore: number | null = null;
     if (refit.pred) {
       this.reads.test += 1;
@@ -203,8 +210,46 @@ export class MergeGate {
     return { ...base, score: score(metric, labelsOf(target, rows), p.pred), problem: null, pred: p.pred };
   }
 
+  /** Members' predictions made for an ensemble, by part and node (an artifact predicts the same rows the
+   * same way every time, so a member shared by several ensembles is predicted once). */
+  #memo = new Map<string, Prediction>();
+
+  /** An ensemble's predictions: each member's (features only, as any node's), averaged with its weights. */
+  async #predictEnsemble(
+    s: TreeState,
+    members: readonly EnsembleMember[],
+    part: "heldout" | "test",
+    rows: Rows,
+  ): Promise<Predicted> {
+    const runs: Predicted[] = [];
+    for (const m of members) {
+      const key = `${part}:${m.node}`;
+      const hit = this.#memo.get(key) ?? (part === "heldout" ? this.#kept(m.node, rows.length) : null);
+      const run: Predicted = hit
+        ? { pred: hit, problem: null, escapes: [], childMs: 0, fitMs: 0, hung: null, overBudget: null }
+        : await this.#predict(s, m.node, part, rows);
+      if (run.pred) this.#memo.set(key, run.pred);
+      runs.push(run);
+      if (!run.pred) break;
+    }
+    const out = {
+      escapes: runs.flatMap((r) => r.escapes),
+      childMs: runs.reduce((t, r) => t + r.childMs, 0),
+      fitMs: runs.reduce((t, r) => t + r.fitMs, 0),
+      hung: runs.find((r) => r.hung)?.hung ?? null,
+      overBudget: runs.find((r) => r.overBudget)?.overBudget ?? null,
+    };
+    const failed = runs.findIndex((r) => !r.pred);
+    if (failed >= 0) {
+      return { ...out, pred: null, problem: `member ${members[failed]!.node}: ${runs[failed]!.problem}` };
+    }
+    return { ...out, pred: blend(runs.map((r) => r.pred!), members.map((m) => m.weight)), problem: null };
+  }
+
   /** The predictions of node `node`'s artifact for `rows` (features only): no label is read here. */
   async #predict(s: TreeState, node: string, part: "heldout" | "test", rows: Rows): Promise<Predicted> {
+    const members = s.nodes[node]!.artifact.members;
+    if (members) return await this.#predictEnsemble(s, members, part, rows);
     const { task } = this.data;
     const label = `${node}.${part}.${s.tick}`;
     const dir = `${this.sandbox.runDir}/.arrow/gate/${label}`;

@@ -7,8 +7,10 @@
  */
 import type { PairedGain } from "./paired.ts";
 import { gateZ } from "./row_loss.ts";
-import { signOf } from "../ideate/select.ts";
-import type { FinalReferences, TreeState } from "../types.ts";
+import { devGain, signOf } from "../ideate/select.ts";
+import { classify, pairedDelta } from "../ideate/insight.ts";
+import { ACCEPT_EPS, improves } from "../../thresholds.ts";
+import type { FinalReferences, TreeNode, TreeNodeId, TreeState } from "../types.ts";
 
 /**
  * How many standard errors a held-out gain must reach (one-sided, about 5 % of the gains a change with no
@@ -32,6 +34,12 @@ export function plannedComparisons(s: Pick<TreeState, "heldout">): number {
  */
 export function significant(p: PairedGain | null, queries = 1): boolean {
   if (p === null) return false;
+  // Two tests of the same rows (the mean loss difference's z, and the signed-rank z), each at half the
+  // level: Bonferroni over both and over the run's queries, so the family-wise bound still holds.
+  if (p.loss?.rank_z !== undefined) {
+    const bar = gateZ(2 * queries);
+    return p.loss.n > 1 && (p.loss.z >= bar || p.loss.rank_z >= bar);
+  }
   if (p.loss) return p.loss.n > 1 && p.loss.z >= gateZ(queries);
   return (p.method === "linearized" || p.b > 1) && Number.isFinite(p.se) && p.gain >= Z_GATE * p.se;
 }
@@ -67,4 +75,25 @@ export function flagsOf(s: TreeState, devOnly: number | null, refs: FinalReferen
     );
   }
   return out;
+}
+
+/** The candidate beats the incumbent on the same dev folds by ACCEPT_EPS and one standard error of the
+ * paired fold deltas: a screen (looser than a label), so a held-out query is not spent on fold noise. */
+export function beyondNoise(s: TreeState, n: TreeNode, inc: TreeNode): boolean {
+  return classify(pairedDelta(n.dev!, inc.dev!, signOf(s)), 1) === "helped";
+}
+
+/**
+ * With the gate at the end (`gateAt: "end"`): the best node on dev not yet gated, when it beats the
+ * incumbent on dev beyond noise and a held-out query remains; null otherwise (then the final test).
+ */
+export function finalCandidate(s: TreeState): TreeNodeId | null {
+  if (s.config.gateAt !== "end" || s.heldout.used >= s.heldout.budget || !s.incumbent) return null;
+  const inc = s.nodes[s.incumbent]!;
+  const open = s.order.map((id) => s.nodes[id]!).filter((n) => n.status === "evaluated" && n.gate === null);
+  const best = open.reduce<TreeNode | null>((b, n) => (!b || devGain(s, n) > devGain(s, b) ? n : b), null);
+  if (!best || !inc.dev || !improves(inc.dev.mean, best.dev!.mean, ACCEPT_EPS, s.config.direction)) {
+    return null;
+  }
+  return beyondNoise(s, best, inc) ? best.id : null;
 }

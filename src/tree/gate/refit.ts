@@ -16,7 +16,8 @@ import { materialize } from "../execute/executor.ts";
 import { PROTOCOL_VERSION } from "../data.ts";
 import { readPrediction } from "../execute/predictions.ts";
 import { childCommand, type SandboxContext } from "../execute/sandbox.ts";
-import type { TreeState } from "../types.ts";
+import { blend } from "../ensemble.ts";
+import type { EnsembleMember, TreeState } from "../types.ts";
 
 /** What the refit child fit (JSON as it printed it): the saved model's pieces. */
 export interface FittedModel {
@@ -34,6 +35,38 @@ export interface RefitRun {
   fitMs: number;
   /** The scope the child ran (the artifact as recorded: artifact.json and steps/). */
   scope: string;
+  /** An ensemble's refit: each member refit alone (its own child and scope), `pred` their weighted average. */
+  members?: { node: string; weight: number; run: RefitRun }[];
+}
+
+/**
+ * An ensemble refit member by member (`refit` runs one member's child), its predictions the members'
+ * weighted average; the first member that fails fails the whole, named.
+ */
+export async function refitEnsemble(
+  members: readonly EnsembleMember[],
+  refit: (node: string) => Promise<RefitRun>,
+): Promise<RefitRun> {
+  const runs: { node: string; weight: number; run: RefitRun }[] = [];
+  for (const m of members) {
+    const run = await refit(m.node);
+    runs.push({ node: m.node, weight: m.weight, run });
+    if (!run.pred) break;
+  }
+  const childMs = runs.reduce((t, r) => t + r.run.childMs, 0);
+  const fitMs = runs.reduce((t, r) => t + r.run.fitMs, 0);
+  const base = { childMs, fitMs, scope: runs[0]?.run.scope ?? "", members: runs };
+  const bad = runs.find((r) => !r.run.pred);
+  if (bad || !runs.length) {
+    return {
+      ...base,
+      pred: null,
+      model: null,
+      problem: `member ${bad?.node}: ${bad?.run.problem ?? "none"}`,
+    };
+  }
+  const pred = blend(runs.map((r) => r.run.pred!), runs.map((r) => r.weight));
+  return { ...base, pred, model: null, problem: null };
 }
 
 function featuresOnly(table: Table, target: string): Table {

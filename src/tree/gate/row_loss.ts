@@ -26,6 +26,34 @@ export interface LossGain {
   n: number;
   /** gain / se (±Infinity when every difference is the same non-zero number, 0 when all are zero). */
   z: number;
+  /**
+   * Wilcoxon's signed-rank statistic of the same differences as a z (normal approximation, ties averaged,
+   * zero differences dropped): whether the candidate's loss is lower on most rows, which a few rows of
+   * confident mistakes do not swamp the way they swamp the mean's standard error. Absent in comparisons
+   * recorded before it was measured.
+   */
+  rank_z?: number;
+}
+
+/** Wilcoxon's signed-rank z of `d` (positive: the differences lean positive); 0 with no non-zero one. */
+export function signedRankZ(d: ArrayLike<number>): number {
+  const nz: number[] = [];
+  for (let i = 0; i < d.length; i++) if (d[i]! !== 0 && Number.isFinite(d[i]!)) nz.push(d[i]!);
+  const n = nz.length;
+  if (!n) return 0;
+  const order = nz.map((_, i) => i).sort((a, b) => Math.abs(nz[a]!) - Math.abs(nz[b]!));
+  let wPlus = 0, tie = 0;
+  for (let i = 0; i < n;) {
+    let j = i;
+    while (j + 1 < n && Math.abs(nz[order[j + 1]!]!) === Math.abs(nz[order[i]!]!)) j++;
+    const rank = (i + j + 2) / 2, t = j - i + 1;
+    for (let k = i; k <= j; k++) if (nz[order[k]!]! > 0) wPlus += rank;
+    tie += t ** 3 - t;
+    i = j + 1;
+  }
+  const mean = (n * (n + 1)) / 4;
+  const variance = (n * (n + 1) * (2 * n + 1)) / 24 - tie / 48;
+  return variance > 0 ? (wPlus - mean) / Math.sqrt(variance) : 0;
 }
 
 /** The family-wise false-admit level of one run's merge gate, across all of its held-out queries. */
@@ -72,7 +100,9 @@ export function pairedLossOf(loss: LossName, cand: Float64Array, ref: Float64Arr
   for (let i = 0; i < n; i++) ss += (ref[i]! - cand[i]! - mean) ** 2;
   const se = n > 1 ? Math.sqrt(ss / (n - 1) / n) : NaN;
   const z = se > 0 ? mean / se : mean === 0 ? 0 : mean > 0 ? Infinity : -Infinity;
-  return { loss, gain: mean, se, n, z };
+  const d = new Float64Array(n);
+  for (let i = 0; i < n; i++) d[i] = ref[i]! - cand[i]!;
+  return { loss, gain: mean, se, n, z, rank_z: signedRankZ(d) };
 }
 
 /** A candidate's predictions against a reference's on the same rows, per-row loss, paired. */

@@ -2,7 +2,16 @@ import { equal, ok } from "node:assert/strict";
 import { mulberry32, type Prediction } from "../../tabular/mod.ts";
 import { ACCEPT_EPS } from "../../thresholds.ts";
 import { classify, meanStd } from "../ideate/insight.ts";
-import { gateZ, normalQuantile, pairedLoss, pairedLossOf, rowLosses, tQuantile } from "./row_loss.ts";
+import {
+  gateZ,
+  normalQuantile,
+  pairedLoss,
+  pairedLossOf,
+  rowLosses,
+  signedRankZ,
+  tQuantile,
+} from "./row_loss.ts";
+import { significant } from "./gate_rule.ts";
 
 const close = (a: number, b: number, tol: number, what: string) =>
   ok(Math.abs(a - b) <= tol, `${what}: ${a} is not within ${tol} of ${b}`);
@@ -121,4 +130,32 @@ Deno.test("classify: no-effect fold deltas are labelled ≤ 5 % of the time (1 S
   ok(hurt / N <= 0.035, `hurt under no effect: ${hurt / N}`);
   ok(hurt1 / N >= 0.12, `the 1-SE rule's hurt rate, for contrast: ${hurt1 / N}`);
   ok(helped / N >= 0.95, `a steady gain of 4 × ACCEPT_EPS: ${helped / N}`);
+});
+
+Deno.test("signedRankZ: Wilcoxon's signed-rank z with averaged ties and zeros dropped, pinned", () => {
+  // All four positive: W+ = 10, mean 5, variance 4·5·9/24 = 7.5.
+  ok(Math.abs(signedRankZ([1, 2, 3, 4]) - 5 / Math.sqrt(7.5)) < 1e-12);
+  // |1| tied twice (ranks 1.5), 2 ranked 3: W+ = 4.5, mean 3, variance 3.5 − (2³ − 2)/48.
+  ok(Math.abs(signedRankZ([1, -1, 0, 2]) - 1.5 / Math.sqrt(3.375)) < 1e-12);
+  equal(signedRankZ([0, 0]), 0);
+  ok(signedRankZ([-1, -2, -3]) < 0);
+});
+
+Deno.test("significant(): the mean's z or the signed-rank z, each at half the run's level", () => {
+  const loss = (z: number, rank_z: number) => ({
+    loss: "logloss" as const,
+    gain: 0.01,
+    se: 0.01,
+    n: 100,
+    z,
+    rank_z,
+  });
+  const p = (z: number, rank_z: number) => ({ gain: 0.01, se: 0.01, n: 100, b: 0, loss: loss(z, rank_z) });
+  const bar = gateZ(2 * 3);
+  equal(significant(p(bar + 0.01, 0), 3), true);
+  equal(significant(p(0, bar + 0.01), 3), true);
+  equal(significant(p(bar - 0.01, bar - 0.01), 3), false);
+  // A comparison recorded before the rank statistic: the mean's z alone, at the run's full level.
+  const { rank_z: _, ...old } = loss(gateZ(3) + 0.01, 0);
+  equal(significant({ gain: 0.01, se: 0.01, n: 100, b: 0, loss: old }, 3), true);
 });

@@ -50,6 +50,8 @@ const HELPED: Record<Family, string> = {
   group_stats: "a value relative to its group says more than the value alone",
   drop_column: "the column was noise the model fitted",
   capacity: "the model's capacity was off for this data",
+  linear_model: "the signal is mostly additive, which a regularised linear model fits with less variance",
+  ensemble: "the members err on different rows, so their average errs less",
   llm: "the generated feature carries signal its parent lacked",
 };
 
@@ -66,6 +68,8 @@ const HURT: Record<Family, string> = {
   group_stats: "the group statistic added noise",
   drop_column: "the column carried signal",
   capacity: "the new capacity over- or under-fits",
+  linear_model: "the signal has interactions or thresholds a linear model cannot fit",
+  ensemble: "the members err on the same rows, and the weaker ones dilute the best",
   llm: "the generated feature added noise",
 };
 

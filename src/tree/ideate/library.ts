@@ -18,16 +18,17 @@
 import { DEFAULT_GBDT, type GbdtParams } from "../../tabular/gbdt.ts";
 import { mulberry32, subSeed } from "../../tabular/prng.ts";
 import { branchInsights } from "./insight.ts";
+import type { ColumnEvidence } from "./evidence.ts";
 import { type CodeContext, moduleSource } from "./library_code.ts";
 import { draw } from "./select.ts";
-import type { ColumnInfo, Family, Hypothesis, TreeNode, TreeState } from "../types.ts";
+import type { ArtifactModel, ColumnInfo, Family, Hypothesis, TreeNode, TreeState } from "../types.ts";
 
 export interface Idea {
   family: Family;
   columns: string[];
   params: Record<string, number | string>;
   text: string;
-  model: Partial<GbdtParams>;
+  model: ArtifactModel;
   prior: number;
 }
 
@@ -35,6 +36,10 @@ const PRIOR: Record<Family, number> = {
   text_features: 0.8,
   target_encode: 0.6,
   capacity: 0.55,
+  // Another model family is the first thing an AutoML engineer tries (it wins on small, mostly additive
+  // data, and errs on other rows than a GBDT: what an ensemble needs); insights retire it once it is known.
+  linear_model: 0.9,
+  ensemble: 0,
   group_stats: 0.5,
   ratio: 0.45,
   frequency_encode: 0.4,
@@ -74,7 +79,32 @@ export function keyOf(family: Family, columns: string[], params: Record<string, 
   return `${family}:${columns.join("+")}${p ? `:${p}` : ""}`;
 }
 
+/** The L2 strengths the linear family tries (on standardised encoded features). */
+export const LINEAR_ALPHAS: readonly number[] = [0.3, 3, 30];
+
+/**
+ * The toolkit's regularised linear model (ridge, or L2 logistic/softmax) on the parent's encoded features,
+ * one hypothesis per strength in LINEAR_ALPHAS: a model of another family, which wins where the signal is
+ * mostly additive and the rows are few, and errs on other rows than a GBDT (what an ensemble needs).
+ */
+export function linearIdeas(parent: TreeNode): Idea[] {
+  const m = parent.artifact.model;
+  const linear = m.kind === "linear";
+  return LINEAR_ALPHAS.filter((alpha) => !(linear && alpha === (m.alpha ?? 1))).map((alpha) => ({
+    family: "linear_model" as const,
+    columns: [],
+    params: { alpha },
+    text: linear
+      ? `Set the linear model's L2 strength to ${alpha} (was ${m.alpha ?? 1}).`
+      : `Replace the GBDT by a regularised linear model (L2 strength ${alpha}) on the encoded features.`,
+    model: { kind: "linear" as const, alpha },
+    prior: PRIOR.linear_model + (alpha === 3 ? 0.02 : 0),
+  }));
+}
+
 function capacityIdeas(parent: TreeNode): Idea[] {
+  // A linear parent's one knob is its L2 strength (linearIdeas); its GBDT moves are whole configurations.
+  if (parent.artifact.model.kind === "linear") return [];
   const m: GbdtParams = { ...DEFAULT_GBDT, ...parent.artifact.model };
   const out: Idea[] = [];
   const add = (
@@ -126,7 +156,8 @@ export function configIdeas(parent: TreeNode, runSeed: number): Idea[] {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)]!;
   const logUniform = (lo: number, hi: number) =>
     Math.exp(Math.log(lo) + rng() * (Math.log(hi) - Math.log(lo)));
-  const was: GbdtParams = { ...DEFAULT_GBDT, ...parent.artifact.model };
+  const linear = parent.artifact.model.kind === "linear";
+  const was: GbdtParams = linear ? { ...DEFAULT_GBDT } : { ...DEFAULT_GBDT, ...parent.artifact.model };
   return Array.from({ length: CONFIG_DRAWS }, (_, i): Idea => {
     const learningRate = Number(logUniform(0.02, 0.2).toPrecision(2));
     const model: Partial<GbdtParams> = {
@@ -139,17 +170,28 @@ export function configIdeas(parent: TreeNode, runSeed: number): Idea[] {
       maxBins: pick([32, 64, 128, 255]),
     };
     const changed = (Object.keys(model) as (keyof GbdtParams)[]).filter((k) => model[k] !== was[k]);
-    return {
-      family: "capacity",
-      columns: [],
-      params: { config: i, ...model } as Record<string, number>,
-      text: `Retune the model as a whole: ${
-        changed.map((k) => `${k} ${model[k]} (was ${was[k]})`).join(", ")
-      }.`,
-      model,
-      prior: PRIOR.capacity + 0.1,
-    };
+    // From a linear parent, back to a GBDT: the configuration replaces the linear settings whole.
+    if (linear) return { ...configIdea(i, model, changed, was), model: { kind: "gbdt", ...model } };
+    return configIdea(i, model, changed, was);
   });
+}
+
+function configIdea(
+  i: number,
+  model: Partial<GbdtParams>,
+  changed: (keyof GbdtParams)[],
+  was: GbdtParams,
+): Idea {
+  return {
+    family: "capacity",
+    columns: [],
+    params: { config: i, ...model } as Record<string, number>,
+    text: `Retune the model as a whole: ${
+      changed.map((k) => `${k} ${model[k]} (was ${was[k]})`).join(", ")
+    }.`,
+    model,
+    prior: PRIOR.capacity + 0.1,
+  };
 }
 
 /** Every hypothesis the columns admit (capacity relative to `parent`'s settings; whole configurations
@@ -217,7 +259,7 @@ export function allIdeas(columns: ColumnInfo[], parent: TreeNode, runSeed = 0): 
     }
   }
   for (const c of columns) idea("drop_column", [c.name], `Drop ${q(c.name)}.`);
-  return [...ideas, ...capacityIdeas(parent), ...configIdeas(parent, runSeed)];
+  return [...ideas, ...capacityIdeas(parent), ...configIdeas(parent, runSeed), ...linearIdeas(parent)];
 }
 
 function pathOf(s: TreeState, parent: TreeNode): TreeNode[] {
@@ -252,11 +294,44 @@ function offBranch(s: TreeState, parent: TreeNode): { key: string; family: Famil
  * worth less than one never measured (it would mostly repeat an experiment), and a family that keeps showing
  * nothing anywhere gives way to families not yet tried.
  */
+/** Feature families that act on a column the parent's residuals still vary with (drop_column does not). */
+const ON_RESIDUALS = new Set<Family>([
+  "target_encode",
+  "group_stats",
+  "rare_group",
+  "frequency_encode",
+  "binning",
+  "log",
+  "ratio",
+  "product",
+  "missing_indicator",
+]);
+
+/** Residual share at which a column's evidence counts in full (typical shares are 0.5–5 %), and the most
+ * it adds to an idea's score (it orders feature steps; it does not outrank a model-family move). */
+export const EVIDENCE_FULL = 0.03;
+export const EVIDENCE_BONUS = 0.2;
+
+/** The bonus an idea gets from where its parent errs: up to EVIDENCE_BONUS for a feature step on the column whose
+ * groups still explain the most of the parent's out-of-fold residuals (evidence.ts). */
+export function evidenceBonus(i: Idea, evidence: readonly ColumnEvidence[] | null): number {
+  if (!evidence?.length || !ON_RESIDUALS.has(i.family)) return 0;
+  const top = evidence.slice(0, 3).filter((e) => e.explained > 0);
+  let best = 0;
+  for (const e of top) {
+    if (i.columns.includes(e.column)) {
+      best = Math.max(best, EVIDENCE_BONUS * Math.min(1, e.explained / EVIDENCE_FULL));
+    }
+  }
+  return best;
+}
+
 function withInsights(
   s: TreeState,
   parent: TreeNode,
   ideas: (Idea & { key: string })[],
   onPath: Set<string>,
+  evidence: readonly ColumnEvidence[] | null = null,
 ) {
   const learned = branchInsights(s.nodes, parent.id);
   const elsewhere = offBranch(s, parent);
@@ -264,7 +339,7 @@ function withInsights(
   const count = (f: Family, o: string) =>
     learned.filter((l) => l.insight.family === f && l.insight.outcome === o).length;
   return ideas.map((i) => {
-    let score = i.prior;
+    let score = i.prior + evidenceBonus(i, evidence);
     const tried = learned.filter((l) => l.key === i.key);
     if (tried.some((l) => l.insight.outcome !== "helped")) return { ...i, score: -Infinity };
     if (count(i.family, "hurt") >= 2 || count(i.family, "failed") >= 2) return { ...i, score: -Infinity };
@@ -272,6 +347,11 @@ function withInsights(
     const helped = learned.filter((l) => l.insight.family === i.family && l.insight.outcome === "helped");
     if (helped.length) score += 0.3 + (helped.some((l) => similar(i, l.insight.columns, info)) ? 0.2 : 0);
     if (count(i.family, "neutral") >= 2) score -= 0.3;
+    // A switch to the linear model that did not help on this branch is not retried at another strength
+    // (those are close variants); from a linear parent its strengths are the branch's own knob.
+    if (i.family === "linear_model" && parent.artifact.model.kind !== "linear" && !helped.length) {
+      if (learned.some((l) => l.insight.family === "linear_model")) score -= 0.6;
+    }
     const there = elsewhere.filter((l) => l.key === i.key);
     if (there.some((l) => l.outcome === "helped")) score += 0.3;
     else if (there.length) score -= 0.3;
@@ -282,7 +362,13 @@ function withInsights(
 }
 
 /** Up to `n` new hypotheses for children of `parentId` (fewer, or none, when the space is used up). */
-export function libraryIdeas(s: TreeState, parentId: string, n: number, seed: number): Hypothesis[] {
+export function libraryIdeas(
+  s: TreeState,
+  parentId: string,
+  n: number,
+  seed: number,
+  evidence: readonly ColumnEvidence[] | null = null,
+): Hypothesis[] {
   const parent = s.nodes[parentId];
   if (!parent) return [];
   const path = pathOf(s, parent);
@@ -300,7 +386,7 @@ export function libraryIdeas(s: TreeState, parentId: string, n: number, seed: nu
     ranked = ideas.map((i) => ({ i, r: jitter(i.key) })).sort((a, b) => a.r - b.r).map((x) => x.i);
   } else {
     const scored = s.config.insights
-      ? withInsights(s, parent, ideas, onPath)
+      ? withInsights(s, parent, ideas, onPath, evidence)
       : ideas.map((i) => ({ ...i, score: i.prior }));
     ranked = scored.filter((i) => i.score > -Infinity)
       .map((i) => ({ i, r: i.score + 0.01 * jitter(i.key) }))

@@ -352,6 +352,8 @@ export function moduleSource(
     case "drop_column":
       return head + drop(a);
     case "capacity":
+    case "linear_model":
+    case "ensemble":
     case "llm":
       return null;
   }

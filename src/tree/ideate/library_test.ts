@@ -1,7 +1,15 @@
 import { deepEqual, equal, notEqual, ok as truthy } from "node:assert/strict";
 import { fakeStart, folds, ok, run } from "../../../tests/tree_fake.ts";
 import { DEFAULT_GBDT, gbdtParams } from "../../tabular/gbdt.ts";
-import { CONFIG_DRAWS, configIdeas, libraryIdeas, libraryWrote } from "./library.ts";
+import {
+  allIdeas,
+  CONFIG_DRAWS,
+  configIdeas,
+  libraryIdeas,
+  libraryWrote,
+  LINEAR_ALPHAS,
+  linearIdeas,
+} from "./library.ts";
 import { step } from "../step.ts";
 import type { Hypothesis, TreeEvent, TreeState } from "../types.ts";
 
@@ -18,12 +26,12 @@ Deno.test("libraryIdeas() is deterministic in its seed and differs across seeds 
   equal(new Set(a).size, 4);
 });
 
-Deno.test("libraryIdeas() puts distinct families first and writes a module for every non-capacity idea", () => {
+Deno.test("libraryIdeas() puts distinct families first and writes a module for every feature idea", () => {
   const s = run(fakeStart(), baseline).state;
   const ideas = libraryIdeas(s, "n0", 5, 1);
   equal(new Set(ideas.map((h) => h.family)).size, 5);
   for (const h of ideas) {
-    if (h.family === "capacity") {
+    if (h.family === "capacity" || h.family === "linear_model") {
       equal(h.step, null);
       truthy(Object.keys(h.model).length > 0);
     } else {
@@ -147,7 +155,7 @@ Deno.test("materialize() lists the content hash of each library step on the node
   const { materialize } = await import("../execute/executor.ts");
   const { createHash } = await import("node:crypto");
   let s = run(fakeStart(), baseline).state;
-  const lib = libraryIdeas(s, "n0", 1, 5)[0]!;
+  const lib = libraryIdeas(s, "n0", 10, 5).find((h) => h.step)!;
   const foreign: Hypothesis = {
     ...lib,
     key: "llm:x",
@@ -202,4 +210,16 @@ Deno.test("configIdeas() draws whole GBDT configurations: several knobs, valid, 
     h.family === "capacity" && "config" in h.params
   );
   equal(offered.length, CONFIG_DRAWS, "the library offers them");
+});
+
+Deno.test("the linear family: an L2 grid that replaces a GBDT parent's settings, and GBDT moves back", () => {
+  const s = run(fakeStart(), baseline).state;
+  const root = s.nodes.n0!;
+  const lin = linearIdeas(root);
+  deepEqual(lin.map((i) => i.model), LINEAR_ALPHAS.map((alpha) => ({ kind: "linear", alpha })));
+  const parent = { ...root, artifact: { steps: [], model: { kind: "linear" as const, alpha: 3 } } };
+  // From a linear parent: the other strengths, whole GBDT configurations (kind gbdt), no one-knob moves.
+  deepEqual(linearIdeas(parent).map((i) => i.params.alpha), LINEAR_ALPHAS.filter((a) => a !== 3));
+  const moves = allIdeas(s.dataset.columns, parent, 1).filter((i) => i.family === "capacity");
+  truthy(moves.length > 0 && moves.every((i) => i.model.kind === "gbdt" && "config" in i.params));
 });

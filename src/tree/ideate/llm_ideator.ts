@@ -9,6 +9,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
+import type { ColumnEvidence } from "./evidence.ts";
 import type { Chat } from "../../llm/client.ts";
 import { LlmError } from "../../llm/errors.ts";
 import type { ChatMessage } from "../../llm/types.ts";
@@ -73,7 +74,12 @@ function pathOf(s: TreeState, n: TreeNode): TreeNode[] {
 }
 
 /** The user message: the data, the parent's artifact, the branch's lessons, and what not to repeat. */
-export function userPrompt(s: TreeState, parent: string, extra: string[]): string {
+export function userPrompt(
+  s: TreeState,
+  parent: string,
+  extra: string[],
+  evidence: readonly ColumnEvidence[] | null = null,
+): string {
   const d = s.dataset;
   const p = s.nodes[parent]!;
   const cols = d.columns.filter((c) => c.name !== d.target).slice(0, 200).map((c) =>
@@ -97,6 +103,19 @@ export function userPrompt(s: TreeState, parent: string, extra: string[]): strin
     ...cols,
     "The parent artifact already applies, in order:",
     ...(done.length ? done : ["- nothing (the raw columns)"]),
+    `The parent's model: ${JSON.stringify(p.artifact.model)} (empty: the toolkit's default GBDT).`,
+    ...(evidence?.length
+      ? [
+        "Where the parent errs (its out-of-fold dev residuals by column: the share of their variance the " +
+        "column's levels or quantile bins still explain, and the group with the largest mean residual):",
+        ...evidence.slice(0, 8).map((e) =>
+          `- ${JSON.stringify(e.column)}: ${(100 * e.explained).toFixed(1)} % over ${e.groups} groups` +
+          (e.worst
+            ? `; worst ${JSON.stringify(e.worst.group)} (mean ${e.worst.mean.toFixed(3)}, ${e.worst.n} rows)`
+            : "")
+        ),
+      ]
+      : []),
     ...(learned.length ? ["What this branch has learned:", ...learned] : []),
     ...(tried.length ? ["Already tried here (propose something else):", ...tried.map((t) => `- ${t}`)] : []),
     "Propose one new hypothesis that refines the parent.",
@@ -160,6 +179,8 @@ export class LlmIdeator implements Ideator {
     s: TreeState,
     parent: string,
     n: number,
+    _seed?: number,
+    evidence?: ColumnEvidence[] | null,
   ): Promise<{ hypotheses: Hypothesis[]; problems: string[]; tokens: number }> {
     const p = s.nodes[parent];
     if (!p) return { hypotheses: [], problems: [], tokens: 0 };
@@ -167,7 +188,7 @@ export class LlmIdeator implements Ideator {
     const problems: string[] = [];
     let total = 0;
     for (let i = 0; i < n; i++) {
-      const prompt = userPrompt(s, parent, hypotheses.map((h) => h.text));
+      const prompt = userPrompt(s, parent, hypotheses.map((h) => h.text), evidence ?? null);
       const messages: ChatMessage[] = [{ role: "system", content: SYSTEM_PROMPT }, {
         role: "user",
         content: prompt,

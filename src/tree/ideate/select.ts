@@ -6,7 +6,8 @@
  *   over the starting artifact of the node's subtree, n the subtree's visits (evaluated and failed nodes),
  *   N the visits of the whole tree, and c the standard deviation of the starting artifact's fold scores
  *   (at least 0.001) — exploration is worth about one fold's noise. Ties go to the older node.
- * - **greedy** — always the incumbent (the last admitted node); when it is exhausted, the best node on dev.
+ * - **greedy** — always the incumbent (the last admitted node); when it is exhausted, or while the gate
+ *   waits for the end, the best node on dev.
  * - **random** — uniformly among every evaluated node (pruned ones too), from a seeded draw.
  *
  * Random draws are a pure function of the seed and the purpose (mulberry32 over `subSeed`), so the state
@@ -55,7 +56,8 @@ export function chooseParent(s: TreeState): TreeNodeId | null {
   const pool = nodes.filter((n) => expandable(s, n, false));
   if (!pool.length) return null;
   if (s.config.search === "greedy") {
-    const inc = s.incumbent ? s.nodes[s.incumbent] : undefined;
+    // With the gate at the end the incumbent stays the start while the tree grows: greedy follows dev.
+    const inc = s.incumbent && s.config.gateAt !== "end" ? s.nodes[s.incumbent] : undefined;
     if (inc && pool.includes(inc)) return inc.id;
     return pool.reduce((best, n) => (devGain(s, n) > devGain(s, best) ? n : best)).id;
   }

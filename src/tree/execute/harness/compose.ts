@@ -18,7 +18,7 @@ const STEP_PATH = /^steps\/[A-Za-z0-9_.-]{1,120}\.ts$/;
 export interface ArtifactManifest {
   format: typeof ARTIFACT_FORMAT;
   steps: string[];
-  model: Partial<GbdtParams>;
+  model: Partial<GbdtParams> & { kind?: "gbdt" | "linear"; alpha?: number };
   /**
    * SHA-256 (hex) of the step modules Arrow's library wrote, as Arrow checked when it wrote the artifact:
    * a step whose file hashes to one of these is Arrow's own code (harness.ts runs it beside the encoders).
@@ -44,7 +44,9 @@ export function parseArtifact(v: unknown): ArtifactManifest {
   const model = o.model ?? {};
   if (typeof model !== "object" || model === null || Array.isArray(model)) bad("model is not an object");
   for (const [k, x] of Object.entries(model as Record<string, unknown>)) {
-    if (typeof x !== "number" || !Number.isFinite(x)) bad(`model.${k} is not a finite number`);
+    if (k === "kind") {
+      if (x !== "gbdt" && x !== "linear") bad(`model.kind is not "gbdt" or "linear"`);
+    } else if (typeof x !== "number" || !Number.isFinite(x)) bad(`model.${k} is not a finite number`);
   }
   const library = o.library ?? [];
   if (
@@ -54,7 +56,7 @@ export function parseArtifact(v: unknown): ArtifactManifest {
   return {
     format: ARTIFACT_FORMAT,
     steps: steps as string[],
-    model: model as Partial<GbdtParams>,
+    model: model as ArtifactManifest["model"],
     library: library as string[],
   };
 }

@@ -287,7 +287,10 @@ async function job(
     ? [{ train: allRows(table), other: features, rows: allRows(features) }]
     : splits.folds.map((f) => ({ train: f.train, other: table, rows: f.valid }));
   if (modules.length) pool.want(fits.length);
-  const model = { ...manifest.model, seed: task.seed };
+  // The linear model has no seed (it is deterministic); a GBDT takes the run's.
+  const model = manifest.model.kind === "linear"
+    ? { kind: "linear" as const, alpha: manifest.model.alpha ?? 1 }
+    : { ...manifest.model, seed: task.seed };
   /** The last fit's pipeline (a refit prints it: the saved model); its steps' state only when they ran here. */
   let fitted: FittedPipeline | null = null;
   /** When fitting ran (the model here, the artifact's steps in their workers): the job's fit_ms. */

@@ -1,0 +1,142 @@
+/**
+ * Ensembles of evaluated nodes: the selection (greedy forward selection on pooled out-of-fold predictions)
+ * pinned on made-up predictions; on a real run, an ensemble node measured from its members' kept dev
+ * predictions alone (the same numbers whatever the held-out and test labels are), refit member by member,
+ * saved under model/members/ and predicted by `arrow tree predict` as the weighted average of its members;
+ * the residual summary and the LLM prompt made from it likewise blind to held-out and test rows.
+ *
+ * @module
+ */
+import { deepEqual, equal, ok } from "node:assert/strict";
+import {
+  blend,
+  caruana,
+  ensembleExec,
+  ensembleHypothesis,
+  oofPath,
+  parentEvidence,
+} from "../src/tree/ensemble.ts";
+import { userPrompt } from "../src/tree/ideate/llm_ideator.ts";
+import { startTree } from "../src/tree/run.ts";
+import { dataFiles, loadData, type TreeData } from "../src/tree/data.ts";
+import { MergeGate } from "../src/tree/gate/gate.ts";
+import { writeModel } from "../src/tree/model_dir.ts";
+import { predictFile } from "../src/tree/predict.ts";
+import { ProcJournal } from "../src/runtime/proc/proc_journal.ts";
+import { chain, loadSteps, parseArtifact } from "../src/tree/execute/harness/compose.ts";
+import type { Prediction } from "../src/tabular/mod.ts";
+import type { TreeState } from "../src/tree/types.ts";
+
+const CSV = new URL("./fixtures/tree/small.csv", import.meta.url).pathname;
+const reg = (values: number[]): Prediction => ({
+  task: "regression",
+  k: 1,
+  values: Float64Array.from(values),
+});
+
+Deno.test("caruana: two members that err on different rows are averaged; a dominated one is left out", () => {
+  const y = [0, 0, 10, 10];
+  // a is right on the first half, b on the second: their average is closer everywhere than either.
+  const a = reg([0, 0, 4, 4]), b = reg([6, 6, 10, 10]), c = reg([9, 9, 1, 1]);
+  const got = caruana([{ id: "a", oof: a }, { id: "b", oof: b }, { id: "c", oof: c }], y, "rmse");
+  ok(got);
+  deepEqual(got.members.map((m) => m.node), ["a", "b"]);
+  equal(got.members.reduce((t, m) => t + m.weight, 0), 1);
+  // A blend can only be chosen when it beats the best single candidate on the pooled rows.
+  const single = caruana([{ id: "a", oof: reg([0, 0, 10, 10]) }, { id: "b", oof: b }], y, "rmse");
+  equal(single, null);
+  deepEqual(Array.from(blend([a, b], [0.5, 0.5]).values), [3, 3, 7, 7]);
+});
+
+function poisoned(data: TreeData): TreeData {
+  const y = Float64Array.from(data.task.target.y);
+  for (const r of [...data.task.splits.heldout, ...data.task.splits.test]) y[r] = 1 - y[r]!;
+  return { ...data, task: { ...data.task, target: { ...data.task.target, y } } };
+}
+
+Deno.test("an ensemble is chosen, measured, refit and predicted from dev rows and its members alone", async () => {
+  const runsDir = Deno.makeTempDirSync({ prefix: "arrow-tree-ensemble-" });
+  try {
+    const runDir = `${runsDir}/run`;
+    const out = await startTree({
+      runDir,
+      runsDir,
+      data: CSV,
+      target: "label",
+      metric: "logloss",
+      cycles: 3,
+      executors: 2,
+      seed: 1,
+      ideator: "library",
+      search: "tree",
+      insights: true,
+      observeMs: 5000,
+      wallMs: 60_000,
+      bwrap: null,
+    });
+    const s: TreeState = out.state;
+    const ens = s.order.map((id) => s.nodes[id]!).filter((n) => n.artifact.members);
+    ok(ens.length >= 1, "the tree proposed an ensemble");
+    const e = ens[0]!;
+    ok(e.dev, "the ensemble was measured");
+    equal(e.exhausted, true);
+    const data = loadData(CSV, "label", { seed: 1, metric: "logloss" });
+    // Kept out-of-fold predictions cover the dev folds' rows only.
+    const kept = JSON.parse(Deno.readTextFileSync(oofPath(runDir, e.artifact.members![0]!.node)));
+    deepEqual(
+      kept.folds.map((f: number[]) => f.length / kept.k),
+      data.task.splits.folds.map((f) => f.valid.length),
+    );
+    // Its measurement and its choice do not move when every held-out and test label is flipped.
+    const again = ensembleExec(runDir, s, e.id, data);
+    deepEqual(again.recomputed, { folds: e.dev!.folds });
+    deepEqual(ensembleExec(runDir, s, e.id, poisoned(data)), again);
+    const before = { ...s, order: s.order.filter((id) => id !== e.id && !s.nodes[id]!.artifact.members) };
+    deepEqual(ensembleHypothesis(runDir, before, poisoned(data)), ensembleHypothesis(runDir, before, data));
+    // Where the root errs (its residual summary) and the LLM prompt made from it: dev rows only, likewise.
+    const evidence = parentEvidence(runDir, s, data, "n0");
+    ok(evidence?.length, "the root's residuals were summarised");
+    deepEqual(parentEvidence(runDir, s, poisoned(data), "n0"), evidence);
+    const prompt = userPrompt(s, "n0", [], evidence);
+    ok(prompt.includes("Where the parent errs"), prompt);
+    equal(userPrompt(s, "n0", [], parentEvidence(runDir, s, poisoned(data), "n0")), prompt);
+
+    // Refit member by member on dev + held-out, saved under model/members/, predicted as the weighted mean.
+    const files = dataFiles(runDir);
+    const sandbox = {
+      runDir,
+      runsDir,
+      dataDir: files.dir,
+      taskFile: files.task,
+      devFile: files.dev,
+      userCsv: CSV,
+      bwrap: null,
+    };
+    const journal = new ProcJournal(runDir);
+    const gate = new MergeGate(data, sandbox, {
+      observeMs: 5000,
+      wallMs: 60_000,
+      journal,
+      logDir: `${runDir}/logs`,
+    });
+    const { refs, refit } = await gate.references(s, e.id);
+    ok(refs.refit?.score !== null, refs.refit?.problem ?? "");
+    equal(refit.members?.length, e.artifact.members!.length);
+    const m = writeModel(runDir, s, data, e.id, refit, refs.refit!.score);
+    ok(m?.members?.length);
+    const loader = async (dir: string, target: string) => {
+      const manifest = parseArtifact(JSON.parse(Deno.readTextFileSync(`${dir}/artifact.json`)));
+      return chain(await loadSteps(dir, manifest), target)!;
+    };
+    const csvRows = Deno.readTextFileSync(CSV).trim().split("\n");
+    const predicted = await predictFile(runDir, CSV, loader);
+    equal(predicted.rows, csvRows.length - 1);
+    ok(predicted.ignored.includes("label"));
+    const lines = predicted.csv.trim().split("\n");
+    equal(lines[0], "row,prediction,p_false,p_true");
+    const p = lines.slice(1).map((l) => Number(l.split(",")[3]));
+    ok(p.every((x) => x >= 0 && x <= 1));
+  } finally {
+    Deno.removeSync(runsDir, { recursive: true });
+  }
+});
