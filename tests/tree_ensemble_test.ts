@@ -133,7 +133,7 @@ Deno.test("an ensemble is chosen, measured, refit and predicted from dev rows an
     equal(predicted.rows, csvRows.length - 1);
     ok(predicted.ignored.includes("label"));
     const lines = predicted.csv.trim().split("\n");
-    equal(lines[0], "row,prediction,p_false,p_true");
+    equal(lines[0], "row,prediction,p_no,p_yes", "the classes in the file's own words");
     const p = lines.slice(1).map((l) => Number(l.split(",")[3]));
     ok(p.every((x) => x >= 0 && x <= 1));
   } finally {
