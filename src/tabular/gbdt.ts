@@ -13,7 +13,7 @@
  * @module
  */
 import type { Matrix } from "./encode.ts";
-import { type Binned, binRows, fitEdges } from "./gbdt_bins.ts";
+import { type Binned, binRows, binTraining } from "./gbdt_bins.ts";
 import { holdOut, matrixRows } from "./gbdt_holdout.ts";
 import { gradients, initialScores, meanLoss, softmax } from "./gbdt_loss.ts";
 import { type GbdtParams, gbdtParams } from "./gbdt_params.ts";
@@ -97,8 +97,7 @@ function boost(
 ): GbdtModel {
   const n = X.nRows;
   const K = task === "multiclass" ? classes.length : 1;
-  const edges = fitEdges(X, q.maxBins);
-  const data = binRows(X, edges);
+  const { edges, data } = binTraining(X, q.maxBins);
   const init = initialScores(task, y, K);
   const F = new Float64Array(n * K);
   for (let i = 0; i < n; i++) for (let k = 0; k < K; k++) F[i * K + k] = init[k]!;
