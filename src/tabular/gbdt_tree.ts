@@ -134,7 +134,7 @@ export function growTree(
       const [from, to] = smallLeft ? [node.start, mid] : [mid, node.end];
       // Children at the depth limit become leaves, which read only feature f0's bins (their totals).
       const lastLevel = depth === o.maxDepth - 1;
-      if (lastLevel) fillSome(small, data, gh, idx, from, to, Int32Array.of(f0), layout.c);
+      if (lastLevel) fillOne(small, data, gh, idx, from, to, f0, layout.c);
       else fill(small, from, to);
       const big = node.hist;
       const [a, b] = lastLevel ? [lo0, hi0] : [0, size];
@@ -217,6 +217,34 @@ function fillSome(
       hist[s + 1]! += h;
       if (c === 3) hist[s + 2]! += 1;
     }
+  }
+}
+
+/** Adds rows idx[start..end) into the slots of feature f alone, read from its bin column. */
+function fillOne(
+  hist: Float64Array,
+  data: Binned,
+  gh: Float64Array,
+  idx: Int32Array,
+  start: number,
+  end: number,
+  f: number,
+  c: number,
+): void {
+  const col = data.cols[f]!, o = data.offset[f]!;
+  if (c === 3) {
+    for (let t = start; t < end; t++) {
+      const r = idx[t]!, s = (o + col[r]!) * 3;
+      hist[s]! += gh[2 * r]!;
+      hist[s + 1]! += gh[2 * r + 1]!;
+      hist[s + 2]! += 1;
+    }
+    return;
+  }
+  for (let t = start; t < end; t++) {
+    const r = idx[t]!, s = (o + col[r]!) << 1;
+    hist[s]! += gh[2 * r]!;
+    hist[s + 1]! += gh[2 * r + 1]!;
   }
 }
 
