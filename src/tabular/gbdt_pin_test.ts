@@ -9,7 +9,7 @@
  */
 import { deepEqual, ok } from "node:assert/strict";
 import type { Matrix } from "./encode.ts";
-import { fitGbdt, type GbdtParams, predictGbdt } from "./gbdt.ts";
+import { closeGbdtThreads, fitGbdt, type GbdtParams, predictGbdt } from "./gbdt.ts";
 import { mulberry32 } from "./prng.ts";
 import type { Task } from "./target.ts";
 
@@ -110,9 +110,9 @@ async function sha256(bytes: Uint8Array): Promise<string> {
   return Array.from(new Uint8Array(d), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-async function digest(c: Case): Promise<{ digest: string; stagesRun?: number }> {
+async function digest(c: Case, threads = 1): Promise<{ digest: string; stagesRun?: number }> {
   const { X, y, classes } = data(c);
-  const model = fitGbdt(X, y, c.task, classes, c.params);
+  const model = fitGbdt(X, y, c.task, classes, c.params, { threads });
   const pred = predictGbdt(model, X).values;
   const json = await sha256(new TextEncoder().encode(JSON.stringify(model)));
   const bytes = await sha256(new Uint8Array(pred.buffer, pred.byteOffset, pred.byteLength));
@@ -129,4 +129,32 @@ Deno.test("fitGbdt() models and predictions are bit-identical to the pinned dige
   }
   if (Deno.env.get("GBDT_PIN_PRINT")) console.log(JSON.stringify(got, null, 2));
   deepEqual(got, PINNED);
+});
+
+Deno.test("fitGbdt() on two threads fits the same bits as on one", async () => {
+  try {
+    for (const c of CASES) {
+      if (c.params.colsample || c.n * (1 - (c.params.validationFraction ?? 0)) < 2048) continue;
+      deepEqual((await digest(c, 2)).digest, PINNED[c.name], c.name);
+    }
+    const big: Case = {
+      name: "big",
+      task: "multiclass",
+      n: 9000,
+      p: 11,
+      seed: 12,
+      params: { stages: 8, maxDepth: 4, minSamplesLeaf: 3 },
+    };
+    const regression: Case = {
+      ...big,
+      name: "big regression",
+      task: "regression",
+      params: { stages: 8, subsample: 0.8 },
+    };
+    for (const c of [big, regression]) {
+      deepEqual((await digest(c, 2)).digest, (await digest(c, 1)).digest, c.name);
+    }
+  } finally {
+    closeGbdtThreads();
+  }
 });

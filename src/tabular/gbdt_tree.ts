@@ -14,6 +14,7 @@
  * @module
  */
 import type { Binned } from "./gbdt_bins.ts";
+import { PARALLEL_MIN_ROWS, type ParallelFill } from "./gbdt_threads.ts";
 
 export interface GrowOptions {
   maxDepth: number;
@@ -26,6 +27,8 @@ export interface GrowOptions {
   unitHessian: boolean;
   /** The features this tree may use, ascending; null = all. */
   features?: Int32Array | null;
+  /** Two-thread fills for nodes of PARALLEL_MIN_ROWS rows or more (not with column subsampling). */
+  parallel?: ParallelFill | null;
 }
 
 /** A grown tree over bins: `feature` −1 marks a leaf. */
@@ -108,6 +111,7 @@ export function growTree(
   };
   const fill = (hist: Float64Array, start: number, end: number) => {
     if (feats) fillSome(hist, data, gh, idx, start, end, feats, layout.c);
+    else if (o.parallel && end - start >= PARALLEL_MIN_ROWS) o.parallel.fill(hist, gh, start, end, layout.c);
     else if (layout.c === 3) fill3(hist, data, gh, idx, start, end);
     else fill2(hist, data, gh, idx, start, end);
   };
