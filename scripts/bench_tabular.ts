@@ -8,7 +8,8 @@
  *
  * `deno run -A scripts/bench_tabular.ts [--data dist/datasets] [--seeds 3] [--stages 100] [--depth 3]
  * [--lr 0.1] [--alpha 1] [--repeats 3] [--threads 1] [--synthetic 100000] [--json FILE] [name …]` — run
- * scripts/datasets/prepare.ts first. `--synthetic N` adds a seeded N-row timing probe (0 = off), run with one seed.
+ * scripts/datasets/prepare.ts first. `--threads 2` runs both the toolkit's GBDT (the same model) and XGBoost
+ * on two threads. `--synthetic N` adds a seeded N-row timing probe (0 = off), run with one seed.
  *
  * @module
  */
@@ -16,6 +17,7 @@ import { parseArgs } from "node:util";
 import {
   applyEncoding,
   applyEncodingToTrain,
+  closeGbdtThreads,
   fitEncoding,
   fitGbdt,
   fitLinear,
@@ -170,10 +172,11 @@ for (const d of index) {
     [res.nTrain, res.p] = [Xtr.nRows, Xtr.names.length];
     const params = { stages, maxDepth: depth, learningRate: lr, seed };
     let best = Infinity;
-    let model = fitGbdt(Xtr, ytr, target.task, target.classes, params);
+    const run = { threads: num(opt.threads) };
+    let model = fitGbdt(Xtr, ytr, target.task, target.classes, params, run);
     for (let r = 0; r < repeats; r++) {
       const t = performance.now();
-      model = fitGbdt(Xtr, ytr, target.task, target.classes, params);
+      model = fitGbdt(Xtr, ytr, target.task, target.classes, params, run);
       best = Math.min(best, performance.now() - t);
     }
     const scoreOf = (pred: Prediction, fitMs: number): Scores => ({
@@ -224,12 +227,13 @@ for (const d of index) {
   console.error(`done ${d.name}`);
 }
 
+closeGbdtThreads();
 const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 const f4 = (x: number) => (Number.isFinite(x) ? x.toFixed(4) : "–");
 const ms = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : "–");
 console.log(
   `GBDT benchmark: ${stages} stages, depth ${depth}, learning rate ${lr}; ${seeds} seeded 70/30 splits, ` +
-    `fit time = best of ${repeats}, mean over seeds; XGBoost hist with ${opt.threads} thread(s)\n`,
+    `fit time = best of ${repeats}, mean over seeds; ours and XGBoost hist with ${opt.threads} thread(s)\n`,
 );
 console.log(
   "| dataset | task | train rows × features | metric | ours | sklearn | xgboost | 2nd metric | ours | sklearn | xgboost | fit ms ours | sklearn | xgboost | goals |",

@@ -13,16 +13,24 @@
  * @module
  */
 import type { Matrix } from "./encode.ts";
-import { type Binned, binRows, fitEdges } from "./gbdt_bins.ts";
+import { type Binned, binRows, binTraining } from "./gbdt_bins.ts";
 import { holdOut, matrixRows } from "./gbdt_holdout.ts";
 import { gradients, initialScores, meanLoss, softmax } from "./gbdt_loss.ts";
 import { type GbdtParams, gbdtParams } from "./gbdt_params.ts";
+import { PARALLEL_MIN_ROWS, ParallelFill } from "./gbdt_threads.ts";
 import { type BinTree, growTree, predictBinned } from "./gbdt_tree.ts";
 import type { Prediction } from "./metrics.ts";
 import { mulberry32, subSeed } from "./prng.ts";
 import type { Task } from "./target.ts";
 
 export { DEFAULT_GBDT, type GbdtParams, gbdtParams } from "./gbdt_params.ts";
+export { closeGbdtThreads } from "./gbdt_threads.ts";
+
+/** How a fit runs, not what it fits: no effect on the model's bytes. */
+export interface FitOptions {
+  /** 2 fills large nodes' histograms on two threads (a helper worker); default 1. */
+  threads?: number;
+}
 
 /** A tree in model JSON: `feature` −1 marks a leaf; go left when x ≤ threshold, or by `missingLeft` on NaN. */
 export interface TreeJson {
@@ -68,12 +76,17 @@ export function fitGbdt(
   task: Task,
   classes: readonly string[],
   params: Partial<GbdtParams> = {},
+  run: FitOptions = {},
 ): GbdtModel {
   const q = gbdtParams(params);
+  const threads = run.threads ?? 1;
+  if (threads !== 1 && threads !== 2) {
+    throw new RangeError(`Cannot fit a GBDT on ${threads} threads: use 1 or 2`);
+  }
   const n = X.nRows;
   if (y.length !== n || n === 0) throw new RangeError(`Cannot fit a GBDT: ${n} rows but ${y.length} labels`);
   const fraction = q.validationFraction ?? 0;
-  if (fraction === 0) return boost(X, y, task, classes, q, null);
+  if (fraction === 0) return boost(X, y, task, classes, q, null, threads);
   const { train, valid } = holdOut(y, task, fraction, q.seed);
   if (valid.length === 0) {
     throw new RangeError(
@@ -84,7 +97,7 @@ export function fitGbdt(
   return boost(matrixRows(X, train), pick(train), task, classes, q, {
     X: matrixRows(X, valid),
     y: pick(valid),
-  });
+  }, threads);
 }
 
 function boost(
@@ -94,19 +107,23 @@ function boost(
   classes: readonly string[],
   q: GbdtParams,
   held: Held | null,
+  threads: number,
 ): GbdtModel {
   const n = X.nRows;
   const K = task === "multiclass" ? classes.length : 1;
-  const edges = fitEdges(X, q.maxBins);
-  const data = binRows(X, edges);
+  const { edges, data } = binTraining(X, q.maxBins);
   const init = initialScores(task, y, K);
   const F = new Float64Array(n * K);
   for (let i = 0; i < n; i++) for (let k = 0; k < K; k++) F[i * K + k] = init[k]!;
-  const gh = Array.from({ length: K }, () => new Float64Array(2 * n));
+  const m = Math.max(1, Math.round(q.subsample * n));
+  // Two threads only pay on many rows, and split features only when every tree reads them all.
+  const par = threads === 2 && m >= PARALLEL_MIN_ROWS && data.p >= 2 && (q.colsample ?? 1) >= 1
+    ? new ParallelFill(data, K, m, 3)
+    : null;
+  const gh = par?.gh ?? Array.from({ length: K }, () => new Float64Array(2 * n));
   const rng = mulberry32(subSeed(q.seed, "gbdt-subsample"));
   const all = Int32Array.from({ length: n }, (_, i) => i);
-  const m = Math.max(1, Math.round(q.subsample * n));
-  const idx = new Int32Array(m);
+  const idx = par?.idx ?? new Int32Array(m);
   const pool: Float64Array[] = [];
   const trees: TreeJson[] = [];
   const drawFeatures = columnSampler(data.p, q);
@@ -115,39 +132,44 @@ function boost(
     rate: q.learningRate,
     unitHessian: task === "regression",
     features: null as Int32Array | null,
+    parallel: par,
   };
   const watch = held ? validationWatch(held, edges, init, task, K) : null;
   let best = { stage: 0, loss: Infinity };
   let stage = 0;
-  while (stage < q.stages) {
-    gradients(task, y, F, K, gh);
-    if (m < n) {
-      for (let i = 0; i < m; i++) {
-        const j = i + Math.floor(rng() * (n - i));
-        [all[i], all[j]] = [all[j]!, all[i]!];
+  try {
+    while (stage < q.stages) {
+      gradients(task, y, F, K, gh);
+      if (m < n) {
+        for (let i = 0; i < m; i++) {
+          const j = i + Math.floor(rng() * (n - i));
+          [all[i], all[j]] = [all[j]!, all[i]!];
+        }
+        idx.set(all.subarray(0, m));
+        idx.sort();
       }
-      idx.set(all.subarray(0, m));
-      idx.sort();
+      for (let k = 0; k < K; k++) {
+        if (m === n) idx.set(all);
+        opts.features = drawFeatures();
+        const tree = growTree(data, gh[k]!, idx, opts, pool);
+        if (m === n) {
+          // Every row was grown: its leaf is known from the partition, no traversal needed.
+          tree.leafStart.forEach((start, l) => {
+            const v = tree.leafValue[l]!, end = tree.leafEnd[l]!;
+            for (let t = start; t < end; t++) F[idx[t]! * K + k]! += v;
+          });
+        } else for (let i = 0; i < n; i++) F[i * K + k]! += predictBinned(tree, data, i);
+        watch?.add(tree, k);
+        trees.push(toJson(tree, edges));
+      }
+      stage++;
+      if (!watch) continue;
+      const loss = watch.loss();
+      if (loss < best.loss) best = { stage, loss };
+      if (q.earlyStoppingRounds && stage - best.stage >= q.earlyStoppingRounds) break;
     }
-    for (let k = 0; k < K; k++) {
-      if (m === n) idx.set(all);
-      opts.features = drawFeatures();
-      const tree = growTree(data, gh[k]!, idx, opts, pool);
-      if (m === n) {
-        // Every row was grown: its leaf is known from the partition, no traversal needed.
-        tree.leafStart.forEach((start, l) => {
-          const v = tree.leafValue[l]!, end = tree.leafEnd[l]!;
-          for (let t = start; t < end; t++) F[idx[t]! * K + k]! += v;
-        });
-      } else for (let i = 0; i < n; i++) F[i * K + k]! += predictBinned(tree, data, i);
-      watch?.add(tree, k);
-      trees.push(toJson(tree, edges));
-    }
-    stage++;
-    if (!watch) continue;
-    const loss = watch.loss();
-    if (loss < best.loss) best = { stage, loss };
-    if (q.earlyStoppingRounds && stage - best.stage >= q.earlyStoppingRounds) break;
+  } finally {
+    par?.release();
   }
   const model: GbdtModel = {
     format: "arrow-gbdt/1",

@@ -14,6 +14,7 @@
  * @module
  */
 import type { Binned } from "./gbdt_bins.ts";
+import { PARALLEL_MIN_ROWS, type ParallelFill } from "./gbdt_threads.ts";
 
 export interface GrowOptions {
   maxDepth: number;
@@ -26,6 +27,8 @@ export interface GrowOptions {
   unitHessian: boolean;
   /** The features this tree may use, ascending; null = all. */
   features?: Int32Array | null;
+  /** Two-thread fills for nodes of PARALLEL_MIN_ROWS rows or more (not with column subsampling). */
+  parallel?: ParallelFill | null;
 }
 
 /** A grown tree over bins: `feature` −1 marks a leaf. */
@@ -108,10 +111,11 @@ export function growTree(
   };
   const fill = (hist: Float64Array, start: number, end: number) => {
     if (feats) fillSome(hist, data, gh, idx, start, end, feats, layout.c);
+    else if (o.parallel && end - start >= PARALLEL_MIN_ROWS) o.parallel.fill(hist, gh, start, end, layout.c);
     else if (layout.c === 3) fill3(hist, data, gh, idx, start, end);
     else fill2(hist, data, gh, idx, start, end);
   };
-  const scratch = new Int32Array(idx.length);
+  const scratch = new Int32Array(idx.length), goesLeft = new Uint8Array(256);
   const rootHist = take();
   fill(rootHist, 0, idx.length);
   let level: Open[] = [{ id: add(), start: 0, end: idx.length, hist: rootHist }];
@@ -125,7 +129,7 @@ export function growTree(
         leaf(node);
         continue;
       }
-      const mid = partition(data, idx, scratch, node.start, node.end, best);
+      const mid = partition(data, idx, scratch, node.start, node.end, best, goesLeft);
       const [l, r] = [add(), add()];
       t.feature[node.id] = best.f, t.bin[node.id] = best.bin, t.missingLeft[node.id] = best.missingLeft;
       t.left[node.id] = l, t.right[node.id] = r;
@@ -134,7 +138,7 @@ export function growTree(
       const [from, to] = smallLeft ? [node.start, mid] : [mid, node.end];
       // Children at the depth limit become leaves, which read only feature f0's bins (their totals).
       const lastLevel = depth === o.maxDepth - 1;
-      if (lastLevel) fillSome(small, data, gh, idx, from, to, Int32Array.of(f0), layout.c);
+      if (lastLevel) fillOne(small, data, gh, idx, from, to, f0, layout.c);
       else fill(small, from, to);
       const big = node.hist;
       const [a, b] = lastLevel ? [lo0, hi0] : [0, size];
@@ -220,6 +224,34 @@ function fillSome(
   }
 }
 
+/** Adds rows idx[start..end) into the slots of feature f alone, read from its bin column. */
+function fillOne(
+  hist: Float64Array,
+  data: Binned,
+  gh: Float64Array,
+  idx: Int32Array,
+  start: number,
+  end: number,
+  f: number,
+  c: number,
+): void {
+  const col = data.cols[f]!, o = data.offset[f]!;
+  if (c === 3) {
+    for (let t = start; t < end; t++) {
+      const r = idx[t]!, s = (o + col[r]!) * 3;
+      hist[s]! += gh[2 * r]!;
+      hist[s + 1]! += gh[2 * r + 1]!;
+      hist[s + 2]! += 1;
+    }
+    return;
+  }
+  for (let t = start; t < end; t++) {
+    const r = idx[t]!, s = (o + col[r]!) << 1;
+    hist[s]! += gh[2 * r]!;
+    hist[s + 1]! += gh[2 * r + 1]!;
+  }
+}
+
 /** Gradient and hessian totals over feature f's bins (every row falls in exactly one of them). */
 function totals(hist: Float64Array, data: Binned, f: number, c: number): { g: number; h: number } {
   let g = 0, h = 0;
@@ -300,14 +332,20 @@ function partition(
   start: number,
   end: number,
   s: Best,
+  left: Uint8Array,
 ): number {
   const col = data.cols[s.f]!, missing = data.nBins[s.f]!;
+  // left[b] = 1 when bin b goes left; every row is written to both sides and only one cursor moves, so the
+  // loop has no branch to mispredict (idx[w] is already read, as w ≤ t).
+  for (let b = 0; b <= missing; b++) left[b] = b === missing ? (s.missingLeft ? 1 : 0) : b <= s.bin ? 1 : 0;
   let w = start, nr = 0;
   for (let t = start; t < end; t++) {
     const r = idx[t]!;
-    const b = col[r]!;
-    if (b === missing ? s.missingLeft : b <= s.bin) idx[w++] = r;
-    else scratch[nr++] = r;
+    const go = left[col[r]!]!;
+    idx[w] = r;
+    scratch[nr] = r;
+    w += go;
+    nr += 1 - go;
   }
   idx.set(scratch.subarray(0, nr), w);
   return w;

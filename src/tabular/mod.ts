@@ -38,7 +38,8 @@
  * earlyStoppingRounds, colsample), with or without `kind: "gbdt"`, or `{ kind: "linear", alpha }`.
  *
  * ## Models
- * - `fitGbdt(X, y, task, classes, params)` / `predictGbdt(model, X)`: histogram GBDT (`arrow-gbdt/1`).
+ * - `fitGbdt(X, y, task, classes, params, { threads })` / `predictGbdt(model, X)`: histogram GBDT
+ *   (`arrow-gbdt/1`); `threads: 2` fills histograms on two threads, the same model (`closeGbdtThreads()`).
  *   `validationFraction` (0–0.5) holds a seeded, class-stratified share of the training rows aside and
  *   records their loss in `model.validation`; `earlyStoppingRounds` N stops once that loss has not improved
  *   for N stages and keeps the best stage count (`validation.stagesUsed`). `colsample` (0, 1] draws that
@@ -105,8 +106,10 @@ export {
   type Matrix,
 } from "./encode.ts";
 export {
+  closeGbdtThreads,
   DEFAULT_GBDT,
   fitGbdt,
+  type FitOptions,
   type GbdtModel,
   type GbdtParams,
   gbdtParams,
