@@ -8,6 +8,7 @@
 import type { Incident, Verdict } from "../model/state.ts";
 import type { ColumnKind, GbdtParams, MetricName, Task } from "../tabular/mod.ts";
 import type { PairedGain } from "./gate/paired.ts";
+import type { Family } from "./ideate/families.ts";
 
 export type TreeNodeId = string;
 
@@ -34,22 +35,8 @@ export const TREE_STATUSES: readonly TreeStatus[] = [
   "failed-informative",
 ];
 
-export type Family =
-  | "missing_indicator"
-  | "log"
-  | "ratio"
-  | "product"
-  | "binning"
-  | "rare_group"
-  | "frequency_encode"
-  | "target_encode"
-  | "text_features"
-  | "group_stats"
-  | "drop_column"
-  | "capacity"
-  | "linear_model"
-  | "ensemble"
-  | "llm";
+/** A hypothesis family: declared once, with everything the tree reads of it, in ideate/families.ts. */
+export type { Family };
 
 export type Search = "tree" | "random" | "greedy";
 export type IdeatorKind = "library" | "llm";

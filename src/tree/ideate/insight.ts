@@ -15,6 +15,7 @@
 import { ACCEPT_EPS } from "../../thresholds.ts";
 import { tQuantile } from "../gate/row_loss.ts";
 import type { DevScore, Family, FamilyTally, Hypothesis, Insight, Outcome, TreeNode } from "../types.ts";
+import { helpedWhy, hurtWhy, neutralWhy } from "./families.ts";
 
 /** Mean and sample standard deviation. */
 export function meanStd(xs: readonly number[]): { mean: number; std: number } {
@@ -37,53 +38,11 @@ export function classify(d: DevScore, t = tQuantile(d.folds.length - 1)): Outcom
   return "neutral";
 }
 
-const HELPED: Record<Family, string> = {
-  missing_indicator: "whether the value is missing carries signal beyond the trees' own routing of gaps",
-  log: "the log scale moved the histogram bin edges to where the signal is",
-  ratio: "the ratio is an interaction that shallow axis-aligned splits cannot build",
-  product: "the product is an interaction that shallow axis-aligned splits cannot build",
-  binning: "coarse bins smoothed a noisy column",
-  rare_group: "pooling rare levels stopped the model fitting levels it saw only a few times",
-  frequency_encode: "how common a level is predicts the target",
-  target_encode: "a smoothed out-of-fold target mean summarises many levels in one split",
-  text_features: "the text holds structure (a title, a maker, a length) that the encoders drop",
-  group_stats: "a value relative to its group says more than the value alone",
-  drop_column: "the column was noise the model fitted",
-  capacity: "the model's capacity was off for this data",
-  linear_model: "the signal is mostly additive, which a regularised linear model fits with less variance",
-  ensemble: "the members err on different rows, so their average errs less",
-  llm: "the generated feature carries signal its parent lacked",
-};
-
-const HURT: Record<Family, string> = {
-  missing_indicator: "the indicator repeated what missing-value routing already does, and added variance",
-  log: "the new bins cut the column worse than the old ones",
-  ratio: "the interaction was noise, and one more column invited overfitting",
-  product: "the interaction was noise, and one more column invited overfitting",
-  binning: "binning threw away resolution the trees were using",
-  rare_group: "the rare levels were informative",
-  frequency_encode: "level frequency is unrelated to the target and adds noisy split candidates",
-  target_encode: "target means over few rows per level are noisy",
-  text_features: "the text features split the data too thin",
-  group_stats: "the group statistic added noise",
-  drop_column: "the column carried signal",
-  capacity: "the new capacity over- or under-fits",
-  linear_model: "the signal has interactions or thresholds a linear model cannot fit",
-  ensemble: "the members err on the same rows, and the weaker ones dilute the best",
-  llm: "the generated feature added noise",
-};
-
-const NEUTRAL: Partial<Record<Family, string>> = {
-  log: "trees split on order, and a monotone transform leaves the order as it was",
-  missing_indicator: "the trees already route missing values on their own",
-  drop_column: "the model barely used the column",
-};
-
 export function whyOf(family: Family, outcome: Outcome, lesson: string | null): string {
   if (outcome === "failed") return lesson ?? "the code failed";
-  if (outcome === "helped") return HELPED[family];
-  if (outcome === "hurt") return HURT[family];
-  return NEUTRAL[family] ?? "the effect is within the folds' noise";
+  if (outcome === "helped") return helpedWhy(family);
+  if (outcome === "hurt") return hurtWhy(family);
+  return neutralWhy(family) ?? "the effect is within the folds' noise";
 }
 
 const signed = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(4)}`;

@@ -22,6 +22,7 @@ import type { ColumnEvidence } from "./evidence.ts";
 import { type CodeContext, moduleSource } from "./library_code.ts";
 import { draw } from "./select.ts";
 import type { ArtifactModel, ColumnInfo, Family, Hypothesis, TreeNode, TreeState } from "../types.ts";
+import { FAMILY_NAMES, onResiduals, priorOf } from "./families.ts";
 
 export interface Idea {
   family: Family;
@@ -32,25 +33,8 @@ export interface Idea {
   prior: number;
 }
 
-const PRIOR: Record<Family, number> = {
-  text_features: 0.8,
-  target_encode: 0.6,
-  capacity: 0.55,
-  // Another model family is the first thing an AutoML engineer tries (it wins on small, mostly additive
-  // data, and errs on other rows than a GBDT: what an ensemble needs); insights retire it once it is known.
-  linear_model: 0.9,
-  ensemble: 0,
-  group_stats: 0.5,
-  ratio: 0.45,
-  frequency_encode: 0.4,
-  product: 0.35,
-  rare_group: 0.3,
-  missing_indicator: 0.25,
-  binning: 0.15,
-  drop_column: 0.1,
-  log: 0.05,
-  llm: 0,
-};
+/** The library's prior for each family (families.ts). */
+const PRIOR = Object.fromEntries(FAMILY_NAMES.map((f) => [f, priorOf(f)])) as Record<Family, number>;
 
 const q = (s: string) => JSON.stringify(s);
 
@@ -295,17 +279,7 @@ function offBranch(s: TreeState, parent: TreeNode): { key: string; family: Famil
  * nothing anywhere gives way to families not yet tried.
  */
 /** Feature families that act on a column the parent's residuals still vary with (drop_column does not). */
-const ON_RESIDUALS = new Set<Family>([
-  "target_encode",
-  "group_stats",
-  "rare_group",
-  "frequency_encode",
-  "binning",
-  "log",
-  "ratio",
-  "product",
-  "missing_indicator",
-]);
+const ON_RESIDUALS = new Set<Family>(FAMILY_NAMES.filter(onResiduals));
 
 /** Residual share at which a column's evidence counts in full (typical shares are 0.5–5 %), and the most
  * it adds to an idea's score (it orders feature steps; it does not outrank a model-family move). */

@@ -17,22 +17,12 @@ import { parseBounded } from "../../runtime/bounded_json.ts";
 import { branchInsights } from "./insight.ts";
 import type { Ideator } from "../loop.ts";
 import type { Family, Hypothesis, TreeNode, TreeState } from "../types.ts";
+import { LLM_FAMILIES } from "./families.ts";
 
 export const MAX_MODULE = 32 * 1024;
 const MAX_REPLY = 256 * 1024;
-const FAMILIES: readonly Family[] = [
-  "missing_indicator",
-  "log",
-  "ratio",
-  "product",
-  "binning",
-  "rare_group",
-  "frequency_encode",
-  "target_encode",
-  "text_features",
-  "group_stats",
-  "drop_column",
-];
+/** What an LLM may name (families.ts): the feature families; model moves and ensembles are Arrow's own. */
+const FAMILIES = LLM_FAMILIES;
 
 export const SYSTEM_PROMPT = [
   "You are the ideator of Arrow's tree mode: you propose ONE feature-engineering hypothesis for a fixed",
