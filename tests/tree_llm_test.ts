@@ -7,7 +7,7 @@
  */
 import { equal, ok } from "node:assert/strict";
 import { LlmClient } from "../src/llm/client.ts";
-import { LlmIdeator, parseReply } from "../src/tree/ideate/llm_ideator.ts";
+import { LlmIdeator, parseReplies, parseReply, SYSTEM_PROMPT } from "../src/tree/ideate/llm_ideator.ts";
 import { startTree } from "../src/tree/run.ts";
 import { type Script, startScriptedServer } from "./llm/scripted_server.ts";
 import { fakeStart } from "./tree_fake.ts";
@@ -93,5 +93,89 @@ Deno.test("parseReply() refuses replies without a usable module, saying why", ()
     const r = parseReply(s, root, reply, 0);
     equal(r.ok, false);
     if (!r.ok) ok(want.test(r.problem), r.problem);
+  }
+});
+
+Deno.test("parseReplies() takes model changes and several hypotheses a reply, each checked like an artifact's", () => {
+  const s = fakeStart();
+  const root = s.nodes.n0!;
+  ok(SYSTEM_PROMPT.includes('"model": {<settings>}') && SYSTEM_PROMPT.includes('{"hypotheses": ['));
+  const reply = JSON.stringify({
+    hypotheses: [
+      { hypothesis: "Slower learning, more stages.", model: { learningRate: 0.05, stages: 300 } },
+      { hypothesis: "A ridge model.", model: { kind: "linear", alpha: 3 } },
+      { hypothesis: "Depth 99.", model: { maxDepth: 99 } },
+      { hypothesis: "Reseed it.", model: { seed: 7 } },
+      { hypothesis: "Nothing.", model: {} },
+      "not an object",
+    ],
+  });
+  const r = parseReplies(s, root, reply, 120);
+  equal(r.hypotheses.length, 2);
+  const [gbdt, linear] = r.hypotheses;
+  equal(gbdt!.family, "capacity");
+  equal(JSON.stringify(gbdt!.model), '{"learningRate":0.05,"stages":300}');
+  equal(gbdt!.step, null);
+  equal(gbdt!.tokens, 120, "the call's tokens go to the first hypothesis");
+  equal(linear!.family, "linear_model");
+  equal(JSON.stringify(linear!.model), '{"kind":"linear","alpha":3}');
+  equal(linear!.tokens, 0);
+  equal(r.problems.length, 4);
+  ok(/hypothesis 3: Cannot use GBDT maxDepth 99/.test(r.problems[0]!), r.problems[0]);
+  ok(/hypothesis 4: the model has no setting seed/.test(r.problems[1]!), r.problems[1]);
+  ok(/hypothesis 5: the model changes nothing/.test(r.problems[2]!), r.problems[2]);
+  ok(/hypothesis 6: .*not a JSON object/.test(r.problems[3]!), r.problems[3]);
+  // A single object still works, and the same change twice is one key.
+  const one = parseReply(
+    s,
+    root,
+    '{"hypothesis": "Slower.", "model": {"stages": 300, "learningRate": 0.05}}',
+    0,
+  );
+  ok(one.ok && one.hypothesis.key === gbdt!.key);
+});
+
+Deno.test("an LLM's model changes, several in one reply, run as executors like the library's", async () => {
+  const reply = JSON.stringify({
+    hypotheses: [
+      { hypothesis: "Shallower trees with more stages.", model: { maxDepth: 2, stages: 150 } },
+      { hypothesis: "A ridge model on the encoded features.", model: { kind: "linear", alpha: 1 } },
+    ],
+  });
+  await using server = await startScriptedServer({
+    rules: [{ when: { system: "ideator of Arrow's tree mode" }, reply }],
+  });
+  const runsDir = Deno.makeTempDirSync({ prefix: "arrow-tree-llm-model-" });
+  try {
+    const client = new LlmClient({ baseUrl: server.url, apiKey: "test-key", maxRetries: 0 });
+    const out = await startTree({
+      runDir: `${runsDir}/run`,
+      runsDir,
+      data: CSV,
+      target: "label",
+      cycles: 1,
+      executors: 2,
+      seed: 0,
+      ideator: "llm",
+      llm: new LlmIdeator(client, { model: "scripted" }),
+      search: "tree",
+      insights: true,
+      observeMs: 1000,
+      wallMs: 60_000,
+      bwrap: null,
+    });
+    const s = out.state;
+    equal(server.calls, 1, "one call brought both hypotheses");
+    const kids = s.order.slice(1).map((id) => s.nodes[id]!);
+    equal(kids.length, 2);
+    const gbdt = kids.find((n) => n.hypothesis?.family === "capacity")!;
+    const linear = kids.find((n) => n.hypothesis?.family === "linear_model")!;
+    ok(gbdt.dev && linear.dev, "both were measured");
+    equal(gbdt.artifact.model.maxDepth, 2);
+    equal(gbdt.artifact.model.stages, 150);
+    equal(linear.artifact.model.kind, "linear");
+    equal(linear.artifact.steps.length, s.nodes.n0!.artifact.steps.length, "a model change adds no step");
+  } finally {
+    Deno.removeSync(runsDir, { recursive: true });
   }
 });

@@ -16,10 +16,27 @@ import type { ChatMessage } from "../../llm/types.ts";
 import { parseBounded } from "../../runtime/bounded_json.ts";
 import { branchInsights } from "./insight.ts";
 import type { Ideator } from "../loop.ts";
-import type { Family, Hypothesis, TreeNode, TreeState } from "../types.ts";
+import { type GbdtParams, gbdtParams, linearParams } from "../../tabular/mod.ts";
+import type { ArtifactModel, Family, Hypothesis, TreeNode, TreeState } from "../types.ts";
 import { LLM_FAMILIES } from "./families.ts";
 
 export const MAX_MODULE = 32 * 1024;
+/** The model settings an LLM may change (the seed stays Arrow's, so a change is never a reseed). */
+const MODEL_KEYS = [
+  "stages",
+  "learningRate",
+  "maxDepth",
+  "minSamplesLeaf",
+  "subsample",
+  "l2",
+  "minChildWeight",
+  "maxBins",
+  "colsample",
+  "validationFraction",
+  "earlyStoppingRounds",
+] as const;
+/** Most hypotheses one reply may carry. */
+const MAX_PER_REPLY = 8;
 const MAX_REPLY = 256 * 1024;
 /** What an LLM may name (families.ts): the feature families; model moves and ensembles are Arrow's own. */
 const FAMILIES = LLM_FAMILIES;
@@ -37,6 +54,10 @@ export const SYSTEM_PROMPT = [
   "rows WITH the target column; transform sees rows WITHOUT it and must return one row per input, in order.",
   "Learn everything (means, edges, counts) in fit from the training rows only. No file, network or clock access:",
   "the module runs in a sandbox that allows none.",
+  'Instead of a module you may change the model: {"hypothesis": "<one sentence>", "model": {<settings>}} with',
+  "GBDT settings among " + MODEL_KEYS.join(", ") + " (they replace the parent's one by one), or",
+  '{"kind": "linear", "alpha": <L2 strength ≥ 0>} for a regularised linear model on the encoded features.',
+  'You may propose several at once: {"hypotheses": [<one object as above>, ...]}.',
 ].join("\n");
 
 export interface LlmIdeatorOptions {
@@ -112,6 +133,22 @@ export function userPrompt(
   ].join("\n").slice(0, 24_000);
 }
 
+/** The JSON object of a reply, or why there is none. */
+function replyObject(
+  reply: string,
+): { ok: true; o: Record<string, unknown> } | { ok: false; problem: string } {
+  const text = reply.slice(0, MAX_REPLY);
+  const start = text.indexOf("{"), end = text.lastIndexOf("}");
+  if (start < 0 || end <= start) return { ok: false, problem: "the reply held no JSON object" };
+  const r = parseBounded(text.slice(start, end + 1), { maxBytes: MAX_REPLY, maxDepth: 8 });
+  if (!r.ok) return { ok: false, problem: `the reply's JSON could not be read: ${r.error}` };
+  const o = r.value as Record<string, unknown>;
+  if (typeof o !== "object" || o === null || Array.isArray(o)) {
+    return { ok: false, problem: "the reply is not a JSON object" };
+  }
+  return { ok: true, o };
+}
+
 /** A usable hypothesis from a reply, or why the reply cannot be used. */
 export function parseReply(
   s: TreeState,
@@ -119,15 +156,99 @@ export function parseReply(
   reply: string,
   tokens: number,
 ): { ok: true; hypothesis: Hypothesis } | { ok: false; problem: string } {
-  const text = reply.slice(0, MAX_REPLY);
-  const start = text.indexOf("{"), end = text.lastIndexOf("}");
-  if (start < 0 || end <= start) return { ok: false, problem: "the reply held no JSON object" };
-  const r = parseBounded(text.slice(start, end + 1), { maxBytes: MAX_REPLY, maxDepth: 8 });
-  if (!r.ok) return { ok: false, problem: `the reply's JSON could not be read: ${r.error}` };
-  const o = r.value as Record<string, unknown>;
-  if (typeof o !== "object" || o === null) return { ok: false, problem: "the reply is not a JSON object" };
+  const r = replyObject(reply);
+  return r.ok ? hypothesisOf(s, parent, r.o, tokens) : r;
+}
+
+/**
+ * Every usable hypothesis of a reply — one object, or `{"hypotheses": [...]}` (at most MAX_PER_REPLY) — and
+ * why the others cannot be used. The call's tokens go to the first.
+ */
+export function parseReplies(
+  s: TreeState,
+  parent: TreeNode,
+  reply: string,
+  tokens: number,
+): { hypotheses: Hypothesis[]; problems: string[] } {
+  const r = replyObject(reply);
+  if (!r.ok) return { hypotheses: [], problems: [r.problem] };
+  const list = Array.isArray(r.o.hypotheses) ? r.o.hypotheses.slice(0, MAX_PER_REPLY) : [r.o];
+  if (!list.length) return { hypotheses: [], problems: ["the reply's hypotheses list is empty"] };
+  const hypotheses: Hypothesis[] = [], problems: string[] = [];
+  list.forEach((item, i) => {
+    const one = item && typeof item === "object" && !Array.isArray(item)
+      ? hypothesisOf(s, parent, item as Record<string, unknown>, hypotheses.length ? 0 : tokens)
+      : { ok: false as const, problem: "a listed hypothesis is not a JSON object" };
+    if (one.ok) hypotheses.push(one.hypothesis);
+    else problems.push(list.length > 1 ? `hypothesis ${i + 1}: ${one.problem}` : one.problem);
+  });
+  return { hypotheses, problems };
+}
+
+/** A model change an LLM proposed, checked like any artifact's settings, or why it cannot be used. */
+function modelOf(
+  parent: TreeNode,
+  m: unknown,
+): { ok: true; model: ArtifactModel } | { ok: false; problem: string } {
+  if (!m || typeof m !== "object" || Array.isArray(m)) {
+    return { ok: false, problem: "the model is not an object" };
+  }
+  const o = m as Record<string, unknown>;
+  try {
+    if (o.kind === "linear") {
+      const extra = Object.keys(o).filter((k) => k !== "kind" && k !== "alpha");
+      if (extra.length) {
+        return { ok: false, problem: `a linear model has only alpha, not ${extra.join(", ")}` };
+      }
+      return { ok: true, model: { kind: "linear", ...linearParams({ alpha: o.alpha as number }) } };
+    }
+    const keys = Object.keys(o).filter((k) => k !== "kind");
+    const bad = keys.filter((k) => !(MODEL_KEYS as readonly string[]).includes(k));
+    if (bad.length) return { ok: false, problem: `the model has no setting ${bad.join(", ")}` };
+    if (!keys.length) return { ok: false, problem: "the model changes nothing" };
+    const change = Object.fromEntries(keys.map((k) => [k, o[k]])) as Partial<GbdtParams>;
+    const fromLinear = parent.artifact.model.kind === "linear";
+    const base: Partial<GbdtParams> = fromLinear ? {} : { ...parent.artifact.model };
+    delete (base as ArtifactModel).kind;
+    delete (base as ArtifactModel).alpha;
+    gbdtParams({ ...base, ...change }); // throws, naming the bad value
+    return { ok: true, model: fromLinear || o.kind === "gbdt" ? { kind: "gbdt", ...change } : change };
+  } catch (e) {
+    if (e instanceof RangeError) return { ok: false, problem: e.message };
+    throw e;
+  }
+}
+
+function hypothesisOf(
+  s: TreeState,
+  parent: TreeNode,
+  o: Record<string, unknown>,
+  tokens: number,
+): { ok: true; hypothesis: Hypothesis } | { ok: false; problem: string } {
   if (typeof o.hypothesis !== "string" || !o.hypothesis.trim()) {
     return { ok: false, problem: "the reply has no hypothesis" };
+  }
+  const text = o.hypothesis.replace(/\s+/g, " ").trim().slice(0, 500);
+  if (o.model !== undefined && o.module === undefined) {
+    const m = modelOf(parent, o.model);
+    if (!m.ok) return m;
+    const canon = JSON.stringify(
+      Object.keys(m.model).sort().map((k) => [k, (m.model as Record<string, unknown>)[k]]),
+    );
+    return {
+      ok: true,
+      hypothesis: {
+        key: `llm-model:${createHash("sha256").update(canon).digest("hex").slice(0, 16)}`,
+        family: m.model.kind === "linear" ? "linear_model" : "capacity",
+        columns: [],
+        params: {},
+        text,
+        step: null,
+        model: m.model,
+        source: "llm",
+        tokens,
+      },
+    };
   }
   if (typeof o.module !== "string" || !o.module.trim()) {
     return { ok: false, problem: "the reply has no module" };
@@ -153,7 +274,7 @@ export function parseReply(
       family,
       columns,
       params: {},
-      text: o.hypothesis.replace(/\s+/g, " ").trim().slice(0, 500),
+      text,
       step: { path: `steps/${String(parent.depth + 1).padStart(3, "0")}_llm.ts`, source },
       model: {},
       source: "llm",
@@ -177,7 +298,7 @@ export class LlmIdeator implements Ideator {
     const hypotheses: Hypothesis[] = [];
     const problems: string[] = [];
     let total = 0;
-    for (let i = 0; i < n; i++) {
+    for (let i = 0; i < n && hypotheses.length < n; i++) {
       const prompt = userPrompt(s, parent, hypotheses.map((h) => h.text), evidence ?? null);
       const messages: ChatMessage[] = [{ role: "system", content: SYSTEM_PROMPT }, {
         role: "user",
@@ -194,10 +315,11 @@ export class LlmIdeator implements Ideator {
         reply = res.content;
         tokens = res.usage?.total_tokens ?? 0;
         cost = res.usage?.cost ?? null;
-        const parsed = parseReply(s, p, reply, tokens);
-        if (parsed.ok) {
-          if (!hypotheses.some((h) => h.key === parsed.hypothesis.key)) hypotheses.push(parsed.hypothesis);
-        } else problem = parsed.problem;
+        const parsed = parseReplies(s, p, reply, tokens);
+        for (const h of parsed.hypotheses) {
+          if (hypotheses.length < n && !hypotheses.some((x) => x.key === h.key)) hypotheses.push(h);
+        }
+        if (parsed.problems.length) problem = parsed.problems.join("; ");
       } catch (e) {
         if (!(e instanceof LlmError)) throw e;
         problem = `the LLM call failed: ${e.message.slice(0, 300)}`;
