@@ -183,12 +183,19 @@ export function tail(path: string, n = 8, from?: number): string[] {
   );
 }
 
-export async function runChild(cmd: ChildCommand, o: WatchOptions): Promise<ChildOutcome> {
+/** A child's two output files, made empty: stderr in logs/ (for people), stdout in `outDirOf` (for Arrow). */
+export function childFiles(
+  o: Pick<WatchOptions, "logDir" | "label">,
+): { stderrFile: string; stdoutFile: string } {
   Deno.mkdirSync(o.logDir, { recursive: true });
-  const stderrFile = `${o.logDir}/${o.label}.err`;
   Deno.mkdirSync(outDirOf(o), { recursive: true });
-  const stdoutFile = `${outDirOf(o)}/${o.label}.out`;
-  for (const f of [stderrFile, stdoutFile]) Deno.writeTextFileSync(f, "");
+  const files = { stderrFile: `${o.logDir}/${o.label}.err`, stdoutFile: `${outDirOf(o)}/${o.label}.out` };
+  for (const f of Object.values(files)) Deno.writeTextFileSync(f, "");
+  return files;
+}
+
+export async function runChild(cmd: ChildCommand, o: WatchOptions): Promise<ChildOutcome> {
+  const { stderrFile, stdoutFile } = childFiles(o);
   const t0 = performance.now();
   const p: Spawned = spawn(cmd.cmd, cmd.args, {
     cwd: cmd.cwd,

@@ -16,8 +16,8 @@ import { JsonlTail } from "../../runtime/proc/mod.ts";
 import { K_FREEZE } from "../../thresholds.ts";
 import {
   auditEscapes,
+  childFiles,
   type ChildOutcome,
-  outDirOf,
   shadowEscapes,
   tail,
   type WatchOptions,
@@ -44,11 +44,7 @@ export async function runJobChild(
   cmd: ChildCommand,
   o: JobWatchOptions,
 ): Promise<ChildOutcome> {
-  Deno.mkdirSync(o.logDir, { recursive: true });
-  const stderrFile = `${o.logDir}/${o.label}.err`;
-  Deno.mkdirSync(outDirOf(o), { recursive: true });
-  const stdoutFile = `${outDirOf(o)}/${o.label}.out`;
-  for (const f of [stderrFile, stdoutFile]) Deno.writeTextFileSync(f, "");
+  const { stderrFile, stdoutFile } = childFiles(o);
   const t0 = performance.now();
   const ended = (why: string): ChildOutcome => ({
     exit: null,

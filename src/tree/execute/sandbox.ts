@@ -200,16 +200,26 @@ export function childCommand(
     ...laneEnv(h.self, lane),
   });
   const base = { env, cwd: scope, audit, progress, read: [...read, ...selfReads()], write };
+  return wrapped(ctx, base, h, () => treeBwrapArgs(ctx, scope, mode === "execute", extra, audit));
+}
+
+/** The harness command as run: under bubblewrap when there is one (its layout from `box`), else bare. */
+function wrapped(
+  ctx: SandboxContext,
+  base: Omit<ChildCommand, "cmd" | "args" | "sandbox" | "shadows">,
+  h: { args: string[]; self: boolean },
+  box: () => { args: string[]; shadows: Shadow[] },
+): ChildCommand {
   if (!ctx.bwrap) {
     return { ...base, cmd: Deno.execPath(), args: h.args, sandbox: h.self ? "self" : "deno", shadows: [] };
   }
-  const box = treeBwrapArgs(ctx, scope, mode === "execute", extra, audit);
+  const b = box();
   return {
     ...base,
     cmd: ctx.bwrap,
-    args: [...box.args, "--", Deno.execPath(), ...h.args],
+    args: [...b.args, "--", Deno.execPath(), ...h.args],
     sandbox: h.self ? "bwrap+self" : "bwrap+deno",
-    shadows: box.shadows,
+    shadows: b.shadows,
   };
 }
 
@@ -239,15 +249,5 @@ export function serverCommand(
   const h = harnessArgv([`--allow-read=${read.join(",")}`, `--allow-write=${write.join(",")}`], ["serve"]);
   const env = childEnv(audit, laneEnv(h.self, { read, write, env: [] }));
   const base = { env, cwd: scope, audit, progress, read: [...read, ...selfReads()], write };
-  if (!ctx.bwrap) {
-    return { ...base, cmd: Deno.execPath(), args: h.args, sandbox: h.self ? "self" : "deno", shadows: [] };
-  }
-  const box = treeBwrapArgs(ctx, scope, role === "execute", extra, audit);
-  return {
-    ...base,
-    cmd: ctx.bwrap,
-    args: [...box.args, "--", Deno.execPath(), ...h.args],
-    sandbox: h.self ? "bwrap+self" : "bwrap+deno",
-    shadows: box.shadows,
-  };
+  return wrapped(ctx, base, h, () => treeBwrapArgs(ctx, scope, role === "execute", extra, audit));
 }
