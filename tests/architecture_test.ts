@@ -149,6 +149,21 @@ Deno.test("outside runtime/, its folders are imported through their mod.ts faces
   deepEqual(problems, []);
 });
 
+Deno.test("outside tree/, tree mode is imported through its face, tree/mod.ts", () => {
+  // Exceptions: the harness's entry for a self-executing arrow (a child program, loaded alone by
+  // `arrow __worker tree_harness`); the dashboard (ui/) bundles the tree's pure step function for the browser.
+  const problems: string[] = [];
+  for (const p of SRC.filter((p) => !p.startsWith("src/tree/"))) {
+    for (const m of text(p).matchAll(/(?:from|import\()\s*"(\.[^"]+\.ts)"/g)) {
+      const target = new URL(m[1]!, `file://${ROOT}${p}`).pathname.slice(ROOT.length);
+      if (!target.startsWith("src/tree/") || target === "src/tree/mod.ts") continue;
+      if (p === "src/cli/main.ts" && target === "src/tree/execute/harness/lane.ts") continue;
+      problems.push(`${p} imports ${target}`);
+    }
+  }
+  deepEqual(problems, []);
+});
+
 /** Every test file, the helpers included (the suite's own code, not the product's). */
 function testFiles(): string[] {
   const out: string[] = [];

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { Z_GATE } from "../tree/step.ts";
+import { Z_GATE } from "../tree/mod.ts";
 
 export const help = `Usage: arrow tree --data FILE.csv --target COLUMN [options]
        arrow tree --resume RUN [--json] [--serve]

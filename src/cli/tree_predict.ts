@@ -7,8 +7,15 @@
 import { resolve } from "node:path";
 import { writeAtomic } from "../runtime/atomic.ts";
 import { CsvError, TransformError } from "../tabular/mod.ts";
-import { type LoadSteps, PredictError, predictFile } from "../tree/predict.ts";
-import { chain, loadSteps, parseArtifact, StepError } from "../tree/execute/harness/compose.ts";
+import {
+  chain,
+  type LoadSteps,
+  loadSteps,
+  parseArtifact,
+  PredictError,
+  predictFile,
+  StepError,
+} from "../tree/mod.ts";
 import { parse } from "./args.ts";
 import { InputError, UsageError } from "./errors.ts";
 import { printable } from "./escape.ts";

@@ -12,12 +12,18 @@ import { readHead } from "../record/chain.ts";
 import { mdInline } from "../record/md_escape.ts";
 import { parseReplay } from "../record/replay.ts";
 import { money } from "../record/usage_section.ts";
-import { TREE_FILES, TreeBlackBox } from "../tree/blackbox.ts";
-import { LLM_LOG, llmUseOf } from "../tree/llm_use.ts";
-import { rowsUsed, summarize } from "../tree/report.ts";
-import { foldEvents, step } from "../tree/step.ts";
-import { TreeStore } from "../tree/store.ts";
-import type { TreeEvent, TreeState } from "../tree/types.ts";
+import {
+  foldEvents,
+  LLM_LOG,
+  llmUseOf,
+  rowsUsed,
+  step,
+  summarize,
+  TREE_FILES,
+  TreeBlackBox,
+  TreeStore,
+} from "../tree/mod.ts";
+import type { TreeEvent, TreeState } from "../tree/mod.ts";
 import { InputError } from "./errors.ts";
 import { printable } from "./escape.ts";
 import { exists } from "./rundir.ts";

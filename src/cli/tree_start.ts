@@ -8,8 +8,8 @@
  */
 import { dirname } from "node:path";
 import { type GbdtParams, gbdtParams } from "../tabular/mod.ts";
-import { parseArtifact } from "../tree/execute/harness/compose.ts";
-import type { StepFile } from "../tree/types.ts";
+import { parseArtifact } from "../tree/mod.ts";
+import type { StepFile } from "../tree/mod.ts";
 
 export interface StartArtifact {
   kind: "default" | "weak" | "file";

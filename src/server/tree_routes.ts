@@ -10,7 +10,7 @@ import type { Context, Hono } from "hono";
 import type { Feeds } from "./feeds.ts";
 import { runDirOf } from "./runs.ts";
 import { readPlain, streamPlain } from "./plain_files.ts";
-import { LLM_LOG, llmUseOf } from "../tree/llm_use.ts";
+import { LLM_LOG, llmUseOf } from "../tree/mod.ts";
 import { DEFAULT_STALL_MS, resumeAfter, sseResponse } from "./sse.ts";
 
 export interface TreeRouteDeps {

@@ -49,6 +49,9 @@
  * @module
  */
 export { TREE_FILES, TreeBlackBox } from "./blackbox.ts";
+export { chain, loadSteps, parseArtifact, StepError } from "./execute/harness/compose.ts";
+export { LLM_LOG, type LlmUse, llmUseOf } from "./llm_use.ts";
+export { type LoadSteps, PredictError, predictFile } from "./predict.ts";
 export { loadData, PROTOCOL_VERSION, type TreeData } from "./data.ts";
 export { MergeGate } from "./gate/gate.ts";
 export { branchInsights, classify, insightOf } from "./ideate/insight.ts";
@@ -56,9 +59,9 @@ export { allIdeas, keyOf, libraryIdeas } from "./ideate/library.ts";
 export { LlmIdeator, type LlmIdeatorOptions, parseReply } from "./ideate/llm_ideator.ts";
 export { drive, type Ideator, LIBRARY, type TreeWorld } from "./loop.ts";
 export { judge, type Judgement } from "./overwatch.ts";
-export { renderTreeReport, summarize, type TreeSummary } from "./report.ts";
+export { renderTreeReport, rowsUsed, summarize, type TreeSummary } from "./report.ts";
 export { reopen, resumeTree, startTree, type TreeOutcome, type TreeRunOptions } from "./run.ts";
 export { chooseParent, ucb } from "./ideate/select.ts";
-export { foldEvents, initialState, step } from "./step.ts";
+export { foldEvents, initialState, step, Z_GATE } from "./step.ts";
 export { STORE_FORMAT, type Timing, TreeStore } from "./store.ts";
 export type * from "./types.ts";
