@@ -200,6 +200,9 @@ Deno.test("one source for each mechanism: the PRNG, SlurmOptions, the LLM client
   deepEqual(definers(/interface Slurm(Job)?Options\b/), ["src/graph/types.ts"]);
   deepEqual(SRC.filter((p) => /new LlmClient\(/.test(text(p))), ["src/llm/connect.ts"]);
   deepEqual(definers(/function denoDir\b/), ["src/runtime/backend/launch.ts", "tests/helpers/hostile.ts"]);
+  // A hypothesis family is one entry of tree/ideate/families.ts: the Family type is that table's keys.
+  deepEqual(SRC.filter((p) => /export type Family\s*=/.test(text(p))), ["src/tree/ideate/families.ts"]);
+  deepEqual(SRC.filter((p) => /(HELPED|HURT|PRIOR): Record<Family/.test(text(p))), []);
 });
 
 Deno.test("one sandbox builder: every bubblewrap argument is written in runtime/sandbox/bwrap.ts", () => {
