@@ -12,6 +12,7 @@
  */
 import { type MetricName, METRICS, outputsOf, type Prediction, score, type Target } from "../tabular/mod.ts";
 import type { TreeData } from "./data.ts";
+import { unobserved } from "./execute/predictions.ts";
 import { type ColumnEvidence, residualSummary } from "./ideate/evidence.ts";
 import type { EnsembleMember, ExecResult, Hypothesis, TreeNode, TreeState } from "./types.ts";
 
@@ -226,21 +227,7 @@ export function ensembleHypothesis(runDir: string, s: TreeState, data: TreeData)
 export function ensembleExec(runDir: string, s: TreeState, id: string, data: TreeData): ExecResult {
   const n = s.nodes[id]!;
   const { target, splits, metric } = data.task;
-  const base: ExecResult = {
-    node: id,
-    attempt: n.attempt,
-    exit: 0,
-    signal: null,
-    stderr_tail: [],
-    hung: null,
-    over_budget: null,
-    escapes: [],
-    lesson: null,
-    claim: null,
-    observed_best: null,
-    artifact_changed: false,
-    recomputed: null,
-  };
+  const base = unobserved(id, n.attempt, 0);
   const sizes = splits.folds.map((f) => f.valid.length);
   const members = n.artifact.members ?? [];
   const oofs = members.map((m) => readOof(runDir, m.node, target, sizes));

@@ -19,7 +19,7 @@ import { type ChildOutcome, runChild, signedLine } from "./child.ts";
 import type { SlotPool } from "./slot_pool.ts";
 import type { TreeData } from "../data.ts";
 import { libraryWrote } from "../ideate/library.ts";
-import { scoreFolds } from "./predictions.ts";
+import { scoreFolds, unobserved } from "./predictions.ts";
 import { keepOof } from "../ensemble.ts";
 import { childCommand, type SandboxContext } from "./sandbox.ts";
 import type { ExecResult, TreeNode, TreeState } from "../types.ts";
@@ -137,21 +137,7 @@ export async function runExecutor(w: ExecutorWorld, s: TreeState, id: string): P
   const n = s.nodes[id]!;
   const scope = materialize(scopeOf(w.runDir, id), s, n);
   const label = `${id}.${n.attempt}`;
-  const base: ExecResult = {
-    node: id,
-    attempt: n.attempt,
-    exit: null,
-    signal: null,
-    stderr_tail: [],
-    hung: null,
-    over_budget: null,
-    escapes: [],
-    lesson: null,
-    claim: null,
-    observed_best: null,
-    artifact_changed: false,
-    recomputed: null,
-  };
+  const base = unobserved(id, n.attempt, null);
   const before = artifactHash(scope, n.artifact.steps);
   const logDir = `${w.runDir}/logs`;
   const watch = {

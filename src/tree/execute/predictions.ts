@@ -6,6 +6,7 @@
  * @module
  */
 import { parseBounded } from "../../runtime/bounded_json.ts";
+import type { ExecResult } from "../types.ts";
 import {
   type MetricName,
   outputsOf,
@@ -109,4 +110,23 @@ export function scoreFolds(
 
 function scoreRows(metric: MetricName, target: Target, rows: Rows, pred: Prediction): number {
   return score(metric, labelsOf(target, rows), pred);
+}
+
+/** An executor's result before anything is observed: the fields each way of measuring a node fills in. */
+export function unobserved(node: string, attempt: number, exit: number | null): ExecResult {
+  return {
+    node,
+    attempt,
+    exit,
+    signal: null,
+    stderr_tail: [],
+    hung: null,
+    over_budget: null,
+    escapes: [],
+    lesson: null,
+    claim: null,
+    observed_best: null,
+    artifact_changed: false,
+    recomputed: null,
+  };
 }
