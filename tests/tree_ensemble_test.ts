@@ -119,6 +119,12 @@ Deno.test("an ensemble is chosen, measured, refit and predicted from dev rows an
       journal,
       logDir: `${runDir}/logs`,
     });
+    // The final test scores the start and the best at once; a best that is an ensemble holding a node
+    // scored beside it shares that node's prediction (once, not two children on one features file).
+    const member = e.artifact.members![0]!.node;
+    const [alone, blended] = await Promise.all([gate.test(s, member), gate.test(s, e.id)]);
+    ok(alone.score !== null && blended.score !== null, `${alone.problem} ${blended.problem}`);
+    equal(alone.score, (await gate.test({ ...s, tick: s.tick + 1 }, member)).score);
     const { refs, refit } = await gate.references(s, e.id);
     ok(refs.refit?.score !== null, refs.refit?.problem ?? "");
     equal(refit.members?.length, e.artifact.members!.length);

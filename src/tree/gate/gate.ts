@@ -246,10 +246,32 @@ export class MergeGate {
     return { ...out, pred: blend(runs.map((r) => r.pred!), members.map((m) => m.weight)), problem: null };
   }
 
-  /** The predictions of node `node`'s artifact for `rows` (features only): no label is read here. */
+  /** Predictions being made, by part, node and tick: the final test scores the start and an ensemble that
+   * holds it at once, and both must not write (and remove) the same features file. */
+  #inflight = new Map<string, Promise<Predicted>>();
+
+  /** The predictions of node `node`'s artifact for `rows` (features only): no label is read here. A node
+   * already being predicted for the same part and tick is awaited, not run twice (its cost and escapes are
+   * counted once, by the first caller). */
   async #predict(s: TreeState, node: string, part: "heldout" | "test", rows: Rows): Promise<Predicted> {
     const members = s.nodes[node]!.artifact.members;
     if (members) return await this.#predictEnsemble(s, members, part, rows);
+    const key = `${part}:${node}:${s.tick}`;
+    const running = this.#inflight.get(key);
+    if (running) {
+      const r = await running;
+      return { ...r, escapes: [], childMs: 0, fitMs: 0 };
+    }
+    const p = this.#predictNode(s, node, part, rows);
+    this.#inflight.set(key, p);
+    try {
+      return await p;
+    } finally {
+      this.#inflight.delete(key);
+    }
+  }
+
+  async #predictNode(s: TreeState, node: string, part: "heldout" | "test", rows: Rows): Promise<Predicted> {
     const { task } = this.data;
     const label = `${node}.${part}.${s.tick}`;
     const dir = `${this.sandbox.runDir}/.arrow/gate/${label}`;
