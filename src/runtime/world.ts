@@ -12,14 +12,13 @@ import { canonical } from "../model/json.ts";
 import type { RunState } from "../model/state.ts";
 import { nodeOf } from "../model/topology.ts";
 import type { Observations } from "../model/observe.ts";
-import { DEFAULT_OBSERVE_MS } from "../model/defaults.ts";
 import { Acceptance } from "./accept/accept.ts";
 import { AuditReader, inside } from "./sandbox/audit.ts";
 import { type JobNote, placeOf, type Proc } from "./backend/backend.ts";
 import { LocalBackend, type LocalProc } from "./backend/local.ts";
 import { type Attached, metricsResumeOffset } from "./backend/reattach.ts";
 import type { SlurmBackend } from "./backend/slurm.ts";
-import { CpuWait } from "./proc/cpu_wait.ts";
+import { RunClock } from "./proc/watch.ts";
 import { Fingerprinter, type ScopePrint } from "./scope/fingerprint.ts";
 import { type BuiltinWorker, type Command, scopeDir, standbyKey, workerCommand } from "./backend/launch.ts";
 import { Lockstep } from "./lockstep.ts";
@@ -244,10 +243,7 @@ export class World {
     const steps = node.worker?.type === "agent" ? new StepsTail(stepsPath(this.runDir, id, attempt)) : null;
     if (caughtUp) usage.skipToEnd();
     const now = Date.now();
-    const pace = node.observe_ms ?? DEFAULT_OBSERVE_MS;
     this.#noteJob(id, proc);
-    const cpu = proc.spawned ? new CpuWait(proc.spawned.pid) : null;
-    cpu?.waited(now);
     this.handles.set(id, {
       attempt,
       proc,
@@ -264,8 +260,7 @@ export class World {
       faultLog,
       cmd,
       startedAt: proc.backend === "local" ? now : null,
-      nextObserve: now + pace,
-      cpu,
+      watch: new RunClock(proc.spawned?.pid ?? null, now),
     });
   }
 

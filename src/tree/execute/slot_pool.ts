@@ -18,9 +18,17 @@
  *
  * @module
  */
-import { JsonlTail, spawn, type Spawned, stopGroup } from "../../runtime/proc/mod.ts";
+import {
+  HangClock,
+  JsonlTail,
+  overrun,
+  pollMs,
+  spawn,
+  type Spawned,
+  stopGroup,
+} from "../../runtime/proc/mod.ts";
 import type { ProcJournal } from "../../runtime/proc/mod.ts";
-import { auditRows, type ChildOutcome, HangClock, overrun, shadowEscapes, tail } from "./child.ts";
+import { auditRows, type ChildOutcome, shadowEscapes, tail } from "./child.ts";
 import {
   type ChildCommand,
   childCommand,
@@ -120,7 +128,7 @@ export class SlotPool {
     await slot.stdin.write(enc.encode(line + "\n")).catch(() => {});
     let hung: ChildOutcome["hung"] = null;
     let overBudget: ChildOutcome["overBudget"] = null;
-    const pace = Math.max(20, Math.min(job.observeMs, 200));
+    const pace = pollMs(job.observeMs);
     const ended = () => slot.out.includes(endMark) || slot.dead;
     while (!ended()) {
       let timer: ReturnType<typeof setTimeout> | undefined;
