@@ -11,7 +11,7 @@ import { chainProblem } from "../record/blackbox.ts";
 import { readHead } from "../record/chain.ts";
 import { mdInline } from "../record/md_escape.ts";
 import { parseReplay } from "../record/replay.ts";
-import { money } from "../record/usage_section.ts";
+import { ideatorUseSection, LLM_USE } from "../record/usage_section.ts";
 import {
   foldEvents,
   LLM_LOG,
@@ -35,7 +35,7 @@ export function isTreeRun(runDir: string): boolean {
 
 const NOTES_HEADING = "## Data as read";
 
-const LLM_HEADING = "## LLM use";
+const LLM_HEADING = `## ${LLM_USE}`;
 
 /** The LLM ideator's calls (logs/llm.jsonl, one line per call), tokens and cost when the API reported one. */
 function llmSection(runDir: string): string | null {
@@ -46,16 +46,7 @@ function llmSection(runDir: string): string | null {
     return null;
   }
   const use = llmUseOf(text);
-  if (!use) return null;
-  const { calls, tokens, cost } = use;
-  return [
-    LLM_HEADING,
-    "",
-    "| ideator calls | tokens | cost |",
-    "|---|---|---|",
-    `| ${calls} | ${tokens} | ${cost === null ? "— (not reported by the API)" : money(cost)} |`,
-    "",
-  ].join("\n");
+  return use ? ideatorUseSection(use).join("\n") : null;
 }
 
 /** The sections arrow tree adds to the store's report: the data as read, then the LLM ideator's use. */
