@@ -4,8 +4,8 @@
  * observations without a sign of life) and when it has overrun a budget.
  *
  * The graph path paces a node's observations with `RunClock.due` and counts the silent ones in the pure step
- * (overwatch/detectors.ts `trackProgress`), so its black box stays deterministic; tree mode's children and
- * slots, which no tick observes, read their silence off a `HangClock` here. Either way a starved child is not
+ * (overwatch/detectors.ts `trackProgress`), so its black box stays deterministic; tree mode's children,
+ * slots and Slurm jobs, which no tick observes, read their silence off a `HangClock` here. Either way a starved child is not
  * called hung, and one that sleeps or spins with a CPU to itself is judged on the wall clock.
  *
  * @module
@@ -67,14 +67,15 @@ export class RunClock {
 
 /**
  * A child's hang clock: the last sign of life in its watched log (metrics or progress lines), postponed by
- * CPU wait; silent for K_FREEZE observation periods, it is hung. Shared by tree mode's one-shot children and
- * slots.
+ * CPU wait; silent for K_FREEZE observation periods, it is hung. Shared by tree mode's one-shot children,
+ * slots and Slurm job children.
  */
 export class HangClock {
   readonly lines: Record<string, unknown>[] = [];
   readonly #clock: RunClock;
 
-  constructor(readonly tail: JsonlTail | null, pid: number, now: number) {
+  /** `pid` is the child's local process, whose CPU wait is not silence; null for a job on another machine. */
+  constructor(readonly tail: JsonlTail | null, pid: number | null, now: number) {
     this.#clock = new RunClock(pid, now);
   }
 
