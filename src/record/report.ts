@@ -118,7 +118,7 @@ export function renderReport(
     return st !== "verified" && st !== "pending" && st !== "running";
   });
   if (refused.length) {
-    lines.push("## Refused, stopped or invalidated", "");
+    lines.push(...heading("Refused, stopped or invalidated"));
     for (const id of refused) {
       const ns = state.nodes[id]!;
       const best = ns.best !== null
@@ -132,7 +132,7 @@ export function renderReport(
     ["pending", "running"].includes(state.nodes[id]!.status) && state.nodes[id]!.spawned
   );
   if (open.length) {
-    lines.push(final ? "## Never finished" : "## Open work", "");
+    lines.push(...heading(final ? "Never finished" : "Open work"));
     for (const id of open) {
       const blockers = plan.edges.filter((e) => e.to === id && e.kind === "artifact")
         .map((e) => e.from).filter((p) => state.nodes[p]!.status !== "verified");
@@ -145,7 +145,7 @@ export function renderReport(
   }
   const unfired = state.faults.filter((f) => !f.fired);
   if (final && unfired.length) {
-    lines.push("## Faults that never fired", "");
+    lines.push(...heading("Faults that never fired"));
     for (const f of unfired) lines.push(`- ${f.kind} on ${m(f.node)}`);
     lines.push("");
   }
