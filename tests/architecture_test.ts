@@ -266,6 +266,12 @@ Deno.test("one child watcher: runtime/proc/watch.ts alone keeps a hang clock and
     "src/tree/execute/job_child.ts",
     "src/tree/execute/slot_pool.ts",
   ]);
+  // Every child tree mode starts is polled by the one watch loop: stopped at its hang, overrun or abort.
+  deepEqual(SRC.filter((p) => p !== WATCH && /\bwatchLoop\(/.test(text(p))), [
+    "src/tree/execute/child.ts",
+    "src/tree/execute/job_child.ts",
+    "src/tree/execute/slot_pool.ts",
+  ]);
 });
 
 Deno.test("one report renderer: both modes' reports are laid out by record/render.ts, which alone writes headings and tables", () => {

@@ -1,12 +1,14 @@
 /**
  * The one child watcher both modes use: how long a child has had to run (wall time less the time its process
  * tree waited for a CPU, cpu_wait.ts), when it is next observed, when its silence is a hang (K_FREEZE
- * observations without a sign of life) and when it has overrun a budget.
+ * observations without a sign of life), when it has overrun a budget, and the loop that polls a child until
+ * it ends or one of those stops it (`watchLoop`).
  *
  * The graph path paces a node's observations with `RunClock.due` and counts the silent ones in the pure step
  * (overwatch/detectors.ts `trackProgress`), so its black box stays deterministic; tree mode's children,
- * slots and Slurm jobs, which no tick observes, read their silence off a `HangClock` here. Either way a starved child is not
- * called hung, and one that sleeps or spins with a CPU to itself is judged on the wall clock.
+ * slots and Slurm jobs, which no tick observes, read their silence off a `HangClock` here. Either way a
+ * starved child is not called hung, and one that sleeps or spins with a CPU to itself is judged on the wall
+ * clock.
  *
  * @module
  */
@@ -116,4 +118,39 @@ export function overrun(now: number, since: number, limitMs: number): Overrun | 
 /** How often a watcher polls a child observed every `observeMs`: often enough, never busily. */
 export function pollMs(observeMs: number): number {
   return Math.max(20, Math.min(observeMs, 200));
+}
+
+/** What `watchLoop` asks of the child it watches. */
+export interface Watched {
+  /** Waits up to `ms` (less when the child ends or writes something the watcher should see). */
+  wait(ms: number): Promise<void>;
+  ended(): boolean;
+  /** The hang and the overrun at `now`, if any. */
+  check(now: number): { hung: Hang | null; overBudget: Overrun | null };
+  /** True when the child must be stopped for a reason of the caller's (cancelled, aborted). */
+  abort(): boolean;
+  /** Stops the child. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Polls a child observed every `observeMs` until it ends, or stops it at the first hang, overrun or abort;
+ * what the last look found.
+ */
+export async function watchLoop(
+  observeMs: number,
+  w: Watched,
+): Promise<{ hung: Hang | null; overBudget: Overrun | null }> {
+  let found: { hung: Hang | null; overBudget: Overrun | null } = { hung: null, overBudget: null };
+  const pace = pollMs(observeMs);
+  while (!w.ended()) {
+    await w.wait(pace);
+    if (w.ended()) break;
+    found = w.check(performance.now());
+    if (found.hung || found.overBudget || w.abort()) {
+      await w.stop();
+      break;
+    }
+  }
+  return found;
 }

@@ -12,10 +12,10 @@ import {
   HangClock,
   JsonlTail,
   overrun,
-  pollMs,
   spawn,
   type Spawned,
   stopGroup,
+  watchLoop,
 } from "../../runtime/proc/mod.ts";
 import type { Hang, Overrun } from "../../runtime/proc/mod.ts";
 import type { ProcJournal } from "../../runtime/proc/mod.ts";
@@ -196,27 +196,26 @@ export async function runChild(cmd: ChildCommand, o: WatchOptions): Promise<Chil
     if (typeof o.stdin === "string") await give(o.stdin);
     else void o.stdin.then(give);
   }
-  let hung: ChildOutcome["hung"] = null;
-  let overBudget: ChildOutcome["overBudget"] = null;
-  const pace = pollMs(o.observeMs);
   const standby = o.stdin !== undefined && typeof o.stdin !== "string";
-  while (!p.exited) {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([p.status, new Promise<void>((r) => (timer = setTimeout(wake = r, pace)))]);
-    clearTimeout(timer);
-    if (p.exited) break;
-    const now = performance.now();
-    hung = clock.look(now, o.observeMs, standby && active === t0);
-    const limit = o.activeLimit?.ms;
-    if (!hung) {
-      overBudget = overrun(now, t0, o.wallMs) ??
-        (limit !== undefined && active > t0 ? overrun(now, active, limit) : null);
-    }
-    if (hung || overBudget || cancelled || o.signal?.aborted) {
-      await stopGroup(p, 500);
-      break;
-    }
-  }
+  const { hung, overBudget } = await watchLoop(o.observeMs, {
+    async wait(ms) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([p.status, new Promise<void>((r) => (timer = setTimeout(wake = r, ms)))]);
+      clearTimeout(timer);
+    },
+    ended: () => p.exited !== null,
+    check(now) {
+      const hung = clock.look(now, o.observeMs, standby && active === t0);
+      const limit = o.activeLimit?.ms;
+      return {
+        hung,
+        overBudget: hung ? null : overrun(now, t0, o.wallMs) ??
+          (limit !== undefined && active > t0 ? overrun(now, active, limit) : null),
+      };
+    },
+    abort: () => cancelled || !!o.signal?.aborted,
+    stop: () => stopGroup(p, 500),
+  });
   await p.status;
   o.journal.log("stop", o.label, p);
   const lines = clock.finish();

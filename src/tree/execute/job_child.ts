@@ -12,7 +12,7 @@
 import type { ProcJournal } from "../../runtime/proc/mod.ts";
 import { readRegular } from "../../runtime/safe_read.ts";
 import { isFinal, jobName, type JobView, runPrefix, type SlurmClient } from "../../runtime/slurm/mod.ts";
-import { HangClock, JsonlTail, overrun, pollMs } from "../../runtime/proc/mod.ts";
+import { HangClock, JsonlTail, overrun, watchLoop } from "../../runtime/proc/mod.ts";
 import {
   auditEscapes,
   childFiles,
@@ -74,27 +74,33 @@ export async function runJobChild(
   }
   // The hang clock runs once the job does: a queued job's silence is not held against it.
   const clock = new HangClock(o.metrics ? new JsonlTail(o.metrics) : null, null, t0);
-  let hung: ChildOutcome["hung"] = null;
-  let overBudget: ChildOutcome["overBudget"] = null;
   let running: number | null = null;
   let view: JobView = client.state(id);
-  const pace = pollMs(o.observeMs);
-  while (!isFinal(view.state)) {
-    await new Promise((r) => setTimeout(r, pace));
-    view = client.state(id);
-    const now = performance.now();
+  /** Reads the metrics; the job runs from its first RUNNING state or its first line, whichever comes first. */
+  const observe = (now: number) => {
     const seen = clock.lines.length;
-    const silence = clock.look(now, o.observeMs, running === null);
+    const hung = clock.look(now, o.observeMs, running === null);
     if (running === null && (view.state === "RUNNING" || clock.lines.length > seen)) running = now;
-    if (isFinal(view.state)) break;
-    hung = silence;
-    if (!hung && running !== null) overBudget = overrun(now, running, o.wallMs);
-    if (hung || overBudget || o.signal?.aborted) {
+    return hung;
+  };
+  const { hung, overBudget } = await watchLoop(o.observeMs, {
+    async wait(ms) {
+      await new Promise((r) => setTimeout(r, ms));
+      view = client.state(id);
+      // A job that ended between two looks is looked at once more: its last lines may start its clock.
+      if (isFinal(view.state)) observe(performance.now());
+    },
+    ended: () => isFinal(view.state),
+    check(now) {
+      const hung = observe(now);
+      return { hung, overBudget: !hung && running !== null ? overrun(now, running, o.wallMs) : null };
+    },
+    abort: () => !!o.signal?.aborted,
+    async stop() {
       await client.cancel(id).catch(() => {});
       view = await client.waitFor(id, (v) => isFinal(v.state), CANCEL_WAIT_MS).catch(() => client.state(id));
-      break;
-    }
-  }
+    },
+  });
   const lines = clock.finish();
   const out = readRegular(stdoutFile, 64 << 20);
   const stderrTail = tail(stderrFile);
