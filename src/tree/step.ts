@@ -35,7 +35,7 @@ import {
 import { judge, stoppedChild } from "./overwatch.ts";
 
 export { flagsOf, plannedComparisons, significant, Z_GATE };
-import { initialState, mark, newNode } from "./grow.ts";
+import { mark, newNode } from "./grow.ts";
 import { chooseParent, devGain, signOf } from "./ideate/select.ts";
 import type { Hypothesis, StepOutput, TreeEvent, TreeNode, TreeNodeId, TreeState } from "./types.ts";
 
