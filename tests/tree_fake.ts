@@ -5,7 +5,7 @@
  * @module
  */
 import type { SandboxContext } from "../src/tree/execute/sandbox.ts";
-import { initialState } from "../src/tree/step.ts";
+import { initialState } from "../src/tree/grow.ts";
 import type {
   DatasetInfo,
   ExecResult,

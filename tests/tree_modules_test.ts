@@ -10,7 +10,7 @@ import { loadData } from "../src/tree/data.ts";
 import { ARTIFACT_FORMAT } from "../src/tree/execute/executor.ts";
 import { allIdeas, libraryIdeas } from "../src/tree/ideate/library.ts";
 import { toolkitSpecifier } from "../src/tree/run.ts";
-import { initialState } from "../src/tree/step.ts";
+import { initialState } from "../src/tree/grow.ts";
 import { ARTIFACT_FORMAT as HARNESS_FORMAT, chain } from "../src/tree/execute/harness/compose.ts";
 import { fakeConfig } from "./tree_fake.ts";
 

@@ -13,7 +13,7 @@ import { InputError, UsageError } from "./errors.ts";
 import { printable } from "./escape.ts";
 import { onInterrupt } from "./interrupt.ts";
 import { Progress } from "./progress.ts";
-import { printOutcome, recordEnd } from "./run.ts";
+import { printOutcome, recordEnd } from "./run_outcome.ts";
 import { resolveRunDir } from "./rundir.ts";
 import { isTreeRun } from "./tree_runs.ts";
 import { findBwrap } from "./sandbox.ts";

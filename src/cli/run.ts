@@ -7,11 +7,10 @@ import { SLURM_POLL_MS, startRun } from "../engine/run.ts";
 import { connectCluster } from "./cluster.ts";
 import { prepare } from "../engine/prepare.ts";
 import type { Mode, RunState } from "../model/state.ts";
-import { canonicalPretty } from "../model/json.ts";
 import { acquireLock, LockedError } from "../runtime/lock.ts";
 import { writeAtomic } from "../runtime/atomic.ts";
+import { canonicalPretty } from "../model/json.ts";
 import { intFlag, parse } from "./args.ts";
-import { judge } from "../overwatch/verdict.ts";
 import { resolveBuiltin, type Resolved, resolvePlanFile, resolveSeedPlan } from "./catalog.ts";
 import type { Fault } from "../graph/scenario.ts";
 import type { Plan, Runtime } from "../graph/types.ts";
@@ -20,7 +19,8 @@ import type { SlurmClient } from "../runtime/slurm/mod.ts";
 import { printable } from "./escape.ts";
 import { InputError, UsageError } from "./errors.ts";
 import { onInterrupt } from "./interrupt.ts";
-import { Progress, statusTable } from "./progress.ts";
+import { Progress } from "./progress.ts";
+import { printOutcome, recordEnd } from "./run_outcome.ts";
 import { sandboxSetup } from "./sandbox.ts";
 import type { Live, LiveOptions } from "./live.ts";
 
@@ -120,27 +120,6 @@ export function runId(name: string): string {
   const t = new Date().toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
   const rand = crypto.getRandomValues(new Uint8Array(2));
   return `${t}-${name}-${[...rand].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
-}
-
-export function summary(state: RunState, runDir: string) {
-  const spawned = state.plan.order.filter((id) => state.nodes[id]!.spawned);
-  const j = judge(state);
-  const score = (id: string) => {
-    const ns = state.nodes[id]!;
-    return ns.manifest?.score ?? ns.best ?? null;
-  };
-  return {
-    scenario: state.scenario,
-    verdict: state.verdict,
-    run_dir: runDir,
-    ticks: state.tick,
-    nodes: Object.fromEntries(spawned.map((id) => [id, state.nodes[id]!.status])),
-    scores: Object.fromEntries(spawned.map((id) => [id, score(id)])),
-    baseline: j.detail.baseline ? { node: j.detail.baseline, score: j.detail.baseline_score } : null,
-    method: j.detail.method ?? null,
-    reason: j.detail.reason ?? null,
-    unfired_faults: state.faults.filter((f) => !f.fired).map((f) => ({ kind: f.kind, node: f.node })),
-  };
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -375,57 +354,6 @@ async function connectSlurm(
     return null;
   }
   return await connectCluster("arrow run", plan.nodes.filter((n) => ids.has(n.id)), SLURM_POLL_MS);
-}
-
-/**
- * Records the end of a run's process in run.json (wall-clock facts live there, not in the black box) and,
- * when it ended without a verdict (interrupted), says how to continue. Returns true when it has a verdict.
- */
-export function recordEnd(
-  cmd: string,
-  runDir: string,
-  meta: Record<string, unknown>,
-  times: Record<string, unknown>,
-  state: RunState,
-): boolean {
-  writeAtomic(
-    `${runDir}/run.json`,
-    canonicalPretty({ ...meta, ...times, verdict: state.verdict, ticks: state.tick }),
-  );
-  if (state.verdict !== null) return true;
-  console.error(`arrow ${cmd}: interrupted at tick ${state.tick}; continue with: arrow resume ${runDir}`);
-  return false;
-}
-
-export function printOutcome(final: RunState, runDir: string, json: boolean, quiet: boolean): number {
-  if (json) {
-    const incidents = readIncidents(runDir).map((i) => ({
-      tick: i.tick,
-      type: i.type,
-      node: i.node,
-      ladder: i.ladder,
-    }));
-    console.log(JSON.stringify({ ...summary(final, runDir), incidents }));
-    return 0;
-  }
-  if (!quiet) console.log("\n" + statusTable(final) + "\n");
-  const unfired = final.faults.filter((f) => !f.fired);
-  if (unfired.length) {
-    console.log(`faults that never fired: ${unfired.map((f) => `${f.kind} on ${f.node}`).join(", ")}`);
-  }
-  const j = judge(final);
-  console.log(`${final.verdict}`);
-  if (!quiet && j.detail.reason) console.log(`  ${printable(j.detail.reason)}`);
-  console.log(`run directory: ${runDir}`);
-  return 0;
-}
-
-export function readIncidents(
-  runDir: string,
-): { tick: number; type: string; node: string; ladder: string }[] {
-  return Deno.readTextFileSync(`${runDir}/incidents.jsonl`).split("\n").filter(Boolean).map((l) =>
-    JSON.parse(l)
-  );
 }
 
 function mkdirp(dir: string): string {

@@ -11,7 +11,8 @@ import { chainProblem } from "../record/blackbox.ts";
 import { readHead } from "../record/chain.ts";
 import { mdInline } from "../record/md_escape.ts";
 import { parseReplay } from "../record/replay.ts";
-import { money } from "../record/usage_section.ts";
+import { heading, section } from "../record/render.ts";
+import { ideatorUseSection, LLM_USE } from "../record/usage_section.ts";
 import {
   foldEvents,
   LLM_LOG,
@@ -33,9 +34,10 @@ export function isTreeRun(runDir: string): boolean {
   return exists(`${runDir}/${TREE_FILES.db}`);
 }
 
-const NOTES_HEADING = "## Data as read";
+const NOTES = "Data as read";
+const NOTES_HEADING = heading(NOTES)[0]!;
 
-const LLM_HEADING = "## LLM use";
+const LLM_HEADING = heading(LLM_USE)[0]!;
 
 /** The LLM ideator's calls (logs/llm.jsonl, one line per call), tokens and cost when the API reported one. */
 function llmSection(runDir: string): string | null {
@@ -46,16 +48,7 @@ function llmSection(runDir: string): string | null {
     return null;
   }
   const use = llmUseOf(text);
-  if (!use) return null;
-  const { calls, tokens, cost } = use;
-  return [
-    LLM_HEADING,
-    "",
-    "| ideator calls | tokens | cost |",
-    "|---|---|---|",
-    `| ${calls} | ${tokens} | ${cost === null ? "— (not reported by the API)" : money(cost)} |`,
-    "",
-  ].join("\n");
+  return use ? ideatorUseSection(use).join("\n") : null;
 }
 
 /** The sections arrow tree adds to the store's report: the data as read, then the LLM ideator's use. */
@@ -77,10 +70,7 @@ function dataSection(runDir: string): string | null {
   }
   if (!Array.isArray(notes) || !notes.length) return null;
   const keys = new Redactor([]);
-  return [NOTES_HEADING, "", ...notes.map((n) => `- ${mdInline(keys.text(String(n)), { max: 400 })}`), ""]
-    .join(
-      "\n",
-    );
+  return section(NOTES, notes.map((n) => `- ${mdInline(keys.text(String(n)), { max: 400 })}`)).join("\n");
 }
 
 /**

@@ -9,10 +9,8 @@ import type { IncidentType, NodeId } from "../graph/types.ts";
 import type { Deviation } from "../gates/comparability.ts";
 import type {
   BudgetEvidence,
-  CrashInfo,
   EscapeAttempt,
   EvidenceMap,
-  FalseCompletionEvidence,
   FrozenEvidence,
   OscillationEvidence,
   PlateauEvidence,
@@ -26,10 +24,13 @@ import { EMPTY_FP, TERMINAL } from "../model/state.ts";
 import { downstream, lapBudget, nodeOf, parents } from "../model/topology.ts";
 import type { Tx } from "../model/tx.ts";
 import { ACCEPT_EPS, ACCEPT_MAX_LAPS, HUNG_MAX_RESTARTS, improves } from "../thresholds.ts";
+import { type Claim, claimEvidence } from "./claim_evidence.ts";
 import { bestCheckpoint } from "./detectors.ts";
 import { RUNG } from "./ladder.ts";
 import { incidentOf } from "./incident.ts";
 import { judge } from "./verdict.ts";
+
+export type { Claim } from "./claim_evidence.ts";
 
 function setStatus(tx: Tx, id: NodeId, to: Status, cause: IncidentType | null): void {
   const from = tx.state.nodes[id]!.status;
@@ -129,22 +130,6 @@ export function verify(tx: Tx, id: NodeId, manifest: Manifest, tuple: Tuple | nu
   if (tuple) tx.emit({ e: "freeze", tuple, by: id });
 }
 
-export interface Claim {
-  argv: string[];
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  workerExit: number | null;
-  score: number | null;
-  problem?: string;
-  crash?: CrashInfo;
-  observedBest?: number;
-  unreadMetricsBytes?: number;
-  malformedMetricsLines?: number;
-}
-
-const clip = (s: string, n = 2000) => (s.length > n ? s.slice(0, n) + `… (${s.length - n} more chars)` : s);
-
 /** A claim was refused (or the worker died first): bounce within the lap budget while retries improve, else fuse. */
 export function falseCompletion(tx: Tx, id: NodeId, claim: Claim): void {
   const ns = tx.state.nodes[id]!;
@@ -156,27 +141,7 @@ export function falseCompletion(tx: Tx, id: NodeId, claim: Claim): void {
   const improved = ns.lap === 0 || claim.crash !== undefined ||
     (claim.score !== null && (ns.claim === null || improves(ns.claim, claim.score, ACCEPT_EPS, dir)));
   const exhausted = lapNo >= laps || !improved;
-  const evidence: FalseCompletionEvidence = {
-    acceptance: claim.argv,
-    exit_code: claim.code,
-    stdout: clip(claim.stdout),
-    stderr: clip(claim.stderr, 600),
-    worker_exit: claim.workerExit,
-    claimed_score: claim.score,
-    previous_claim: ns.claim,
-    required_gain: ACCEPT_EPS,
-    lap: lapNo,
-    lap_budget: laps,
-    via,
-    ...(claim.problem ? { problem: claim.problem } : {}),
-    ...(claim.crash ? { crash: claim.crash } : {}),
-    ...(claim.observedBest !== undefined ? { observed_best: claim.observedBest } : {}),
-    ...(claim.unreadMetricsBytes ? { unread_metrics_bytes: claim.unreadMetricsBytes } : {}),
-    ...(claim.malformedMetricsLines ? { malformed_metrics_lines: claim.malformedMetricsLines } : {}),
-    ...(exhausted
-      ? { reason: lapNo >= laps ? "lap budget exhausted" : "retry did not improve by ACCEPT_EPS" }
-      : {}),
-  };
+  const evidence = claimEvidence(claim, { previous: ns.claim, lap: lapNo, laps, via, exhausted });
   raise(tx, "FALSE_COMPLETION", id, evidence, exhausted ? "fuse" : "bounce", lapNo);
   if (exhausted) return setStatus(tx, id, "killed", "FALSE_COMPLETION");
   const last = ns.ckpts.at(-1);

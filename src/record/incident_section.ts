@@ -9,9 +9,10 @@ import { isSurgery } from "../model/evidence.ts";
 import type { Incident } from "../model/state.ts";
 import { mdInline } from "./md_escape.ts";
 import { narrate } from "./narrate.ts";
+import { heading } from "./render.ts";
 
 export function blackBoxSection(incidents: readonly Incident[]): string[] {
-  const lines = [`## Black box (${incidents.length} incident${incidents.length === 1 ? "" : "s"})`, ""];
+  const lines = heading(`Black box (${incidents.length} incident${incidents.length === 1 ? "" : "s"})`);
   for (const i of incidents) {
     const label = isSurgery(i.evidence) ? "graph surgery" : i.type;
     lines.push(

@@ -11,6 +11,7 @@ import type { Incident, RunState } from "../model/state.ts";
 import { judge } from "../overwatch/verdict.ts";
 import { mdInline, mdText } from "./md_escape.ts";
 import { blackBoxSection } from "./incident_section.ts";
+import { heading, renderDocument, section, table, tableRow } from "./render.ts";
 import { sweepSection } from "./sweep_report.ts";
 import { type NodeUsage, usageSection } from "./usage_section.ts";
 
@@ -44,7 +45,6 @@ export function renderReport(
   const j = judge(state);
   const final = state.verdict !== null;
   const lines: string[] = [];
-  lines.push(`# Anytime report — ${mdInline(state.scenario)}`, "");
   lines.push(`Version ${state.report}, tick ${state.tick}, ${final ? "final" : "run in progress"}.`, "");
   lines.push(`**Question.**`, "", mdText(plan.question, { max: 2000 }), "");
   const frozen = state.frozen;
@@ -62,7 +62,7 @@ export function renderReport(
   );
   const data = dataset(state);
   if (data) lines.push(data, "");
-  lines.push(`## Verdict: ${state.verdict ?? j.verdict}${final ? "" : " (provisional)"}`, "");
+  lines.push(...heading(`Verdict: ${state.verdict ?? j.verdict}${final ? "" : " (provisional)"}`));
   const d = j.detail;
   const m = (id: string | undefined) => mdInline(id ?? "—");
   if (j.verdict === "RESEARCH ANSWERED") {
@@ -85,41 +85,40 @@ export function renderReport(
   } else lines.push(`No decidable answer: ${mdInline(d.reason ?? "nothing decided yet", { max: 600 })}.`);
   lines.push("");
   if (d.methods.length) {
-    lines.push("| method | status | score | best | outcome | why |", "|---|---|---|---|---|---|");
-    for (const x of d.methods) {
-      lines.push(
-        `| ${m(x.node)} | ${x.status} | ${fmt(x.score)} | ${fmt(x.best)} | ${x.outcome} | ${cell(x.why)} |`,
-      );
-    }
-    lines.push("");
+    const rows = d.methods.map((
+      x,
+    ) => [m(x.node), x.status, fmt(x.score), fmt(x.best), x.outcome, cell(x.why)]);
+    lines.push(...table(["method", "status", "score", "best", "outcome", "why"], rows), "");
   }
 
   lines.push(...sweepSection(state, incidents));
-  lines.push(
-    "## Verified knowledge",
-    "",
-    "| node | role | score | data | split | protocol | seed |",
-    "|---|---|---|---|---|---|---|",
-  );
   const verified = plan.order.filter((id) => state.nodes[id]?.status === "verified");
-  for (const id of verified) {
+  const rows = verified.map((id) => {
     const n = plan.nodes.find((x) => x.id === id)!;
     const mf = state.nodes[id]!.manifest;
-    lines.push(
-      `| ${m(id)} | ${n.role} | ${fmt(mf?.score)} | ${short(mf?.data_hash)} | ${short(mf?.split_hash)} | ${
-        cell(mf?.protocol_version)
-      } | ${fmt(mf?.seed)} |`,
-    );
-  }
-  if (!verified.length) lines.push("| — | | | | | | |");
-  lines.push("");
+    return [
+      m(id),
+      n.role,
+      fmt(mf?.score),
+      short(mf?.data_hash),
+      short(mf?.split_hash),
+      cell(mf?.protocol_version),
+      fmt(mf?.seed),
+    ];
+  });
+  lines.push(
+    ...section("Verified knowledge", [
+      ...table(["node", "role", "score", "data", "split", "protocol", "seed"], rows),
+      ...(verified.length ? [] : [tableRow(["—", "", "", "", "", "", ""])]),
+    ]),
+  );
 
   const refused = plan.order.filter((id) => {
     const st = state.nodes[id]!.status;
     return st !== "verified" && st !== "pending" && st !== "running";
   });
   if (refused.length) {
-    lines.push("## Refused, stopped or invalidated", "");
+    lines.push(...heading("Refused, stopped or invalidated"));
     for (const id of refused) {
       const ns = state.nodes[id]!;
       const best = ns.best !== null
@@ -133,7 +132,7 @@ export function renderReport(
     ["pending", "running"].includes(state.nodes[id]!.status) && state.nodes[id]!.spawned
   );
   if (open.length) {
-    lines.push(final ? "## Never finished" : "## Open work", "");
+    lines.push(...heading(final ? "Never finished" : "Open work"));
     for (const id of open) {
       const blockers = plan.edges.filter((e) => e.to === id && e.kind === "artifact")
         .map((e) => e.from).filter((p) => state.nodes[p]!.status !== "verified");
@@ -146,7 +145,7 @@ export function renderReport(
   }
   const unfired = state.faults.filter((f) => !f.fired);
   if (final && unfired.length) {
-    lines.push("## Faults that never fired", "");
+    lines.push(...heading("Faults that never fired"));
     for (const f of unfired) lines.push(`- ${f.kind} on ${m(f.node)}`);
     lines.push("");
   }
@@ -154,18 +153,21 @@ export function renderReport(
   lines.push(...jobSection(state));
   lines.push(...usageSection(state, usage));
   lines.push(...blackBoxSection(incidents));
-  return lines.join("\n") + "\n";
+  return renderDocument("Anytime report", state.scenario, [lines]);
 }
 
 /** The Slurm job of each node that ran as one (Slurm runtime only; nothing on a local run). */
 function jobSection(state: RunState): string[] {
   const rows = state.plan.order.filter((id) => state.nodes[id]?.job);
   if (!rows.length) return [];
-  const out = ["## Slurm jobs", "", "| node | attempt | job | state |", "|---|---|---|---|"];
-  for (const id of rows) {
-    const job = state.nodes[id]!.job!;
-    out.push(`| ${mdInline(id)} | ${job.attempt} | ${cell(job.id)} | ${cell(job.state)} |`);
-  }
-  out.push("");
-  return out;
+  return section(
+    "Slurm jobs",
+    table(
+      ["node", "attempt", "job", "state"],
+      rows.map((id) => {
+        const job = state.nodes[id]!.job!;
+        return [mdInline(id), String(job.attempt), cell(job.id), cell(job.state)];
+      }),
+    ),
+  );
 }

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { heading, table } from "./render.ts";
 import type { SweepGroup } from "../graph/sweep.ts";
 import type { EvidenceMap } from "../model/evidence.ts";
 import type { Incident, RunState } from "../model/state.ts";
@@ -46,10 +47,10 @@ function stoppedAt(state: RunState, id: string, incidents: readonly Incident[]):
   return `${ns.status}${ns.cause ? ` (${ns.cause})` : ""} at step ${ns.step}`;
 }
 
-function section(state: RunState, g: SweepGroup, incidents: readonly Incident[]): string[] {
+function sweepGroup(state: RunState, g: SweepGroup, incidents: readonly Incident[]): string[] {
   const metric = mdInline(state.plan.protocol.metric);
   const h = g.halving;
-  const lines = [`## Sweep ${mdInline(g.node)}: ${mdInline(g.title, { max: 120 })}`, ""];
+  const lines = heading(`Sweep ${mdInline(g.node)}: ${mdInline(g.title, { max: 120 })}`);
   lines.push(
     `${g.configs.length} configurations` +
       (h
@@ -64,20 +65,30 @@ function section(state: RunState, g: SweepGroup, incidents: readonly Incident[])
   if (winner) {
     lines.push(`Winner: ${mdInline(winner.id)} (${args(winner.args)}), verified ${fmt(j.detail.score)}.`, "");
   }
-  lines.push(
-    `| configuration | arguments | status | rung reached | best ${metric} | stopped at | stages |`,
-    "|---|---|---|---|---|---|---|",
-  );
-  for (const c of g.configs) {
+  const cols = [
+    "configuration",
+    "arguments",
+    "status",
+    "rung reached",
+    `best ${metric}`,
+    "stopped at",
+    "stages",
+  ];
+  const rows = g.configs.map((c) => {
     const ns = state.nodes[c.id]!;
     const reached = h?.rungs.filter((r) => ns.ckpts.some((k) => k.step >= r)).at(-1);
     const best = ns.status === "verified" ? ns.manifest?.score ?? ns.best : ns.best;
-    lines.push(
-      `| ${mdInline(c.id)} | ${args(c.args)} | ${ns.status} | ${reached ?? "—"} | ${fmt(best)} | ${
-        stoppedAt(state, c.id, incidents)
-      } | ${stagesTrained(state, c.id)}${c.stages !== null ? ` of ${c.stages}` : ""} |`,
-    );
-  }
+    return [
+      mdInline(c.id),
+      args(c.args),
+      ns.status,
+      String(reached ?? "—"),
+      fmt(best),
+      stoppedAt(state, c.id, incidents),
+      `${stagesTrained(state, c.id)}${c.stages !== null ? ` of ${c.stages}` : ""}`,
+    ];
+  });
+  lines.push(...table(cols, rows));
   const { spent, full } = sweepCompute(state, g);
   lines.push(
     "",
@@ -93,5 +104,5 @@ function section(state: RunState, g: SweepGroup, incidents: readonly Incident[])
 
 /** The report lines of every sweep of the run (none when the plan has no sweep). */
 export function sweepSection(state: RunState, incidents: readonly Incident[]): string[] {
-  return (state.plan.sweeps ?? []).flatMap((g) => section(state, g, incidents));
+  return (state.plan.sweeps ?? []).flatMap((g) => sweepGroup(state, g, incidents));
 }

@@ -1,11 +1,16 @@
 /**
- * The anytime report's account of LLM use: tokens per node and in total (the engine's count, in the run
- * state), and cost and call counts when the run's usage files are at hand and the API reported a cost.
+ * The reports' account of LLM use, for both modes: a graph run's tokens per node and in total (the engine's
+ * count, in the run state), with cost and call counts when the run's usage files are at hand and the API
+ * reported a cost; a tree run's LLM ideator, its calls, tokens and cost.
  *
  * @module
  */
 import type { RunState } from "../model/state.ts";
 import { mdInline } from "./md_escape.ts";
+import { section, table } from "./render.ts";
+
+/** The title both modes give the section (a report that has it is not given it twice). */
+export const LLM_USE = "LLM use";
 
 /** What a node's usage file adds up to: distinct calls, their tokens, and their cost when any was reported. */
 export interface NodeUsage {
@@ -59,26 +64,32 @@ export function usageSection(state: RunState, usage: Record<string, NodeUsage> =
   const total = usageTotals(state, usage);
   if (!total) return [];
   const anyCost = total.cost !== null;
-  const out = [
-    "## LLM use",
-    "",
-    `| node | calls | tokens |${anyCost ? " cost |" : ""}`,
-    `|---|---|---|${anyCost ? "---|" : ""}`,
-  ];
-  for (const r of rows) {
-    out.push(
-      `| ${mdInline(r.id)} | ${r.calls ?? "—"} | ${r.tokens} |${
-        anyCost ? ` ${r.cost === null ? "—" : money(r.cost)} |` : ""
-      }`,
-    );
-  }
+  const cols = ["node", "calls", "tokens", ...(anyCost ? ["cost"] : [])];
+  const cells = rows.map((r) => [
+    mdInline(r.id),
+    String(r.calls ?? "—"),
+    String(r.tokens),
+    ...(anyCost ? [r.cost === null ? "—" : money(r.cost)] : []),
+  ]);
   // Calls are known only from usage files; tokens of a node without one are the engine's own count.
-  out.push(
-    `| **total** | ${total.calls} | ${total.tokens} |${anyCost ? ` ${money(total.cost!)} |` : ""}`,
-    "",
-  );
+  cells.push([
+    "**total**",
+    String(total.calls),
+    String(total.tokens),
+    ...(anyCost ? [money(total.cost!)] : []),
+  ]);
+  const out = section(LLM_USE, table(cols, cells));
   if (anyCost && rows.some((r) => r.cost === null)) {
     out.push("Cost is the sum of what the API reported; nodes marked — reported none.", "");
   }
   return out;
+}
+
+/** A tree run's section: what its LLM ideator's calls add up to (tree/llm_use.ts). */
+export function ideatorUseSection(use: { calls: number; tokens: number; cost: number | null }): string[] {
+  const cost = use.cost === null ? "— (not reported by the API)" : money(use.cost);
+  return section(
+    LLM_USE,
+    table(["ideator calls", "tokens", "cost"], [[String(use.calls), String(use.tokens), cost]]),
+  );
 }

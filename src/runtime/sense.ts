@@ -15,7 +15,6 @@ import { nodeOf } from "../model/topology.ts";
 import { Acceptance } from "./accept/accept.ts";
 import type { AuditReader } from "./sandbox/audit.ts";
 import type { JobEnd, Proc } from "./backend/backend.ts";
-import type { CpuWait } from "./proc/cpu_wait.ts";
 import type { Fingerprinter, ScopePrint } from "./scope/fingerprint.ts";
 import type { GuardSchedule } from "./guard_schedule.ts";
 import { shadowPath, shadowWrites, syncLane } from "./sandbox/bwrap.ts";
@@ -35,6 +34,7 @@ import type { ScopeRecord } from "./scope/scope_record.ts";
 import type { PlanFiles } from "./scope/plan_files.ts";
 import type { StepsTail } from "./proc/steps_tail.ts";
 import { type JsonlTail, MAX_LINE, MAX_POINTS, metricPoints, thinPoints } from "./proc/tail.ts";
+import type { RunClock } from "./proc/watch.ts";
 
 /** Most bytes of metrics.jsonl read at a long node's exit, beyond the slices read while it ran. */
 const EXIT_DRAIN = 256 << 20;
@@ -68,12 +68,10 @@ export interface Handle {
   steps: StepsTail | null;
   faultLog: JsonlTail;
   cmd: Command;
-  /** Wall-clock ms the attempt's process started running (null while a job is queued), and when the node
-   * is next observed (real path). */
+  /** Wall-clock ms the attempt's process started running (null while a job is queued). */
   startedAt: number | null;
-  nextObserve: number;
-  /** Run-queue wait of a local process tree: each window's wait postpones the next observation. */
-  cpu: CpuWait | null;
+  /** Running time since the node was last observed (real path): CPU wait postpones the next observation. */
+  watch: RunClock;
 }
 
 /** What SENSE reads and where it keeps what it found: the World's own parts. */
@@ -144,7 +142,7 @@ export class Sensor {
         else if (h.startedAt === null) {
           // A job started running: its observations and wall time count from now, not from its submission.
           h.startedAt = now;
-          h.nextObserve = now + (nodeOf(state.plan, id).observe_ms ?? DEFAULT_OBSERVE_MS);
+          h.watch.restart(now);
         }
       }
     }));
@@ -165,9 +163,10 @@ export class Sensor {
         } else if (real) {
           o.elapsedMs = now - (h.startedAt ?? now);
           // Time spent waiting for a CPU is not silence: the observation waits as long as the node did.
-          if (h.cpu && !exits.has(id)) h.nextObserve += h.cpu.waited(now);
-          o.observed = now >= h.nextObserve || exits.has(id);
-          if (o.observed) h.nextObserve = now + (node.observe_ms ?? DEFAULT_OBSERVE_MS);
+          if (exits.has(id)) {
+            o.observed = true;
+            h.watch.restart(now);
+          } else o.observed = h.watch.due(now, node.observe_ms ?? DEFAULT_OBSERVE_MS);
         }
         if (real && o.observed) {
           o.burned = h.burned;

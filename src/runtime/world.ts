@@ -12,17 +12,17 @@ import { canonical } from "../model/json.ts";
 import type { RunState } from "../model/state.ts";
 import { nodeOf } from "../model/topology.ts";
 import type { Observations } from "../model/observe.ts";
-import { DEFAULT_OBSERVE_MS } from "../model/defaults.ts";
 import { Acceptance } from "./accept/accept.ts";
 import { AuditReader, inside } from "./sandbox/audit.ts";
 import { type JobNote, placeOf, type Proc } from "./backend/backend.ts";
-import { LocalBackend, type LocalProc } from "./backend/local.ts";
+import { LocalBackend } from "./backend/local.ts";
 import { type Attached, metricsResumeOffset } from "./backend/reattach.ts";
 import type { SlurmBackend } from "./backend/slurm.ts";
-import { CpuWait } from "./proc/cpu_wait.ts";
+import { RunClock } from "./proc/watch.ts";
 import { Fingerprinter, type ScopePrint } from "./scope/fingerprint.ts";
 import { type BuiltinWorker, type Command, scopeDir, standbyKey, workerCommand } from "./backend/launch.ts";
 import { Lockstep } from "./lockstep.ts";
+import { Standbys } from "./standbys.ts";
 import { UsageTail } from "./scope/node_files.ts";
 import { ProcJournal } from "./proc/proc_journal.ts";
 import { moveContentsAside, moveLaterCkpts } from "./scope/scope_files.ts";
@@ -58,10 +58,7 @@ export class World {
   /** Set once, before the first start, when the run's runtime is slurm and it has nodes to submit. */
   slurm: SlurmBackend | null;
   /** Lock-step worker processes started ahead of admission, waiting for their config. */
-  readonly standbys = new Map<
-    NodeId,
-    { key: string; proc: LocalProc; lock: Lockstep; audit: string | null }
-  >();
+  readonly standbys = new Standbys();
   /** Scope scans made by the last SENSE: what a verification snapshots (never a later, raced read). */
   readonly scans = new Map<NodeId, ScopePrint>();
   #builtins: Record<string, BuiltinWorker>;
@@ -195,8 +192,7 @@ export class World {
     if (!cmd) return;
     for (const s of cmd.shadows) Deno.mkdirSync(s.dir, { recursive: true });
     const accept = Acceptance.prepare(state, node, this.runDir, this.#bwrap, true);
-    const standby = this.standbys.get(id);
-    this.standbys.delete(id);
+    const standby = this.standbys.take(id);
     // Tails start before the process does, so nothing it writes first can be skipped.
     const metrics = new JsonlTail(`${scope}/metrics.jsonl`);
     if (!fresh || catchup > 0) metrics.skipToEnd();
@@ -206,7 +202,7 @@ export class World {
     if (standby && cmd.lockstep && standby.key === standbyKey(cmd)) {
       ({ proc, lock, audit } = standby);
     } else {
-      if (standby) void this.#dropStandby(standby);
+      if (standby) void this.standbys.drop(standby);
       const logs = { stdout: `${this.runDir}/logs/${id}.out`, stderr: `${this.runDir}/logs/${id}.err` };
       try {
         proc = placeOf(state.plan.runtime, node, cmd) === "slurm" && this.slurm
@@ -244,10 +240,7 @@ export class World {
     const steps = node.worker?.type === "agent" ? new StepsTail(stepsPath(this.runDir, id, attempt)) : null;
     if (caughtUp) usage.skipToEnd();
     const now = Date.now();
-    const pace = node.observe_ms ?? DEFAULT_OBSERVE_MS;
     this.#noteJob(id, proc);
-    const cpu = proc.spawned ? new CpuWait(proc.spawned.pid) : null;
-    cpu?.waited(now);
     this.handles.set(id, {
       attempt,
       proc,
@@ -264,8 +257,7 @@ export class World {
       faultLog,
       cmd,
       startedAt: proc.backend === "local" ? now : null,
-      nextObserve: now + pace,
-      cpu,
+      watch: new RunClock(proc.spawned?.pid ?? null, now),
     });
   }
 
@@ -275,6 +267,20 @@ export class World {
     node: PlanNode,
     at: { attempt: number; resume: string | null; catchup: number },
   ): Command | null {
+    try {
+      return this.#workerCommand(state, node, at);
+    } catch (e) {
+      this.#cannotStart(node.id, e as Error);
+      return null;
+    }
+  }
+
+  /** The worker command of `node`'s attempt under this world's sandbox settings; throws when there is none. */
+  #workerCommand(
+    state: RunState,
+    node: PlanNode,
+    at: { attempt: number; resume: string | null; catchup: number },
+  ): Command {
     const ctx = {
       runDir: this.runDir,
       state,
@@ -284,12 +290,7 @@ export class World {
       unsandboxed: this.#unsandboxed,
       runsDir: this.#runsDir,
     };
-    try {
-      return workerCommand(ctx, this.#builtins);
-    } catch (e) {
-      this.#cannotStart(node.id, e as Error);
-      return null;
-    }
+    return workerCommand(ctx, this.#builtins);
   }
 
   /**
@@ -331,56 +332,30 @@ export class World {
     this.#dirs.add(dir);
   }
 
-  #spawn(id: NodeId, cmd: Command): LocalProc {
-    return this.local.spawn(id, cmd, `${this.runDir}/logs/${id}.err`, `${this.runDir}/logs/${id}.out`);
-  }
-
   /**
-   * Starts lock-step worker processes ahead for nodes about to become ready (waiting, every artifact parent
-   * running or verified), so admission does not wait for process start-up. They read nothing and write
-   * nothing until their config arrives.
+   * Starts lock-step worker processes ahead for nodes about to become ready, so admission does not wait for
+   * process start-up (standbys.ts).
    */
   prewarm(state: RunState, ready: (id: NodeId) => boolean, max = 6): void {
-    for (const id of state.plan.order) {
-      if (this.standbys.size >= max) break;
-      const n = nodeOf(state.plan, id);
-      const ns = state.nodes[n.id]!;
-      if (this.standbys.has(n.id) || this.handles.has(n.id) || !ns.spawned) continue;
-      if (!["pending", "stale", "oscillating", "stuck"].includes(ns.status) || !ready(n.id)) continue;
-      let cmd: Command;
-      try {
-        cmd = workerCommand(
-          {
-            runDir: this.runDir,
-            state,
-            node: n,
-            attempt: ns.attempt + 1,
-            resume: null,
-            catchup: 0,
-            bwrap: this.#bwrap,
-            unsandboxed: this.#unsandboxed,
-            runsDir: this.#runsDir,
-          },
-          this.#builtins,
+    this.standbys.fill(state, ready, {
+      running: (id) => this.handles.has(id),
+      command: (st, n, ns) => {
+        try {
+          return this.#workerCommand(st, n, { attempt: ns.attempt + 1, resume: null, catchup: 0 });
+        } catch {
+          return null;
+        }
+      },
+      spawn: (n, cmd) => {
+        this.#ensureDir(this.scope(n));
+        return this.local.spawn(
+          n.id,
+          cmd,
+          `${this.runDir}/logs/${n.id}.err`,
+          `${this.runDir}/logs/${n.id}.out`,
         );
-      } catch {
-        continue;
-      }
-      if (!cmd.lockstep) continue;
-      this.#ensureDir(this.scope(n));
-      const proc = this.#spawn(n.id, cmd);
-      this.standbys.set(n.id, {
-        key: standbyKey(cmd),
-        proc,
-        lock: new Lockstep(proc.spawned),
-        audit: cmd.audit,
-      });
-    }
-  }
-
-  async #dropStandby(s: { proc: LocalProc; lock: Lockstep }): Promise<void> {
-    await s.lock.close();
-    await s.proc.drop(200, "(standby)");
+      },
+    }, max);
   }
 
   /**
@@ -394,20 +369,7 @@ export class World {
     const node = nodeOf(state.plan, id);
     let lockstep = true;
     try {
-      lockstep = workerCommand(
-        {
-          runDir: this.runDir,
-          state,
-          node,
-          attempt: ns.attempt,
-          resume: null,
-          catchup: 0,
-          bwrap: this.#bwrap,
-          unsandboxed: this.#unsandboxed,
-          runsDir: this.#runsDir,
-        },
-        this.#builtins,
-      ).lockstep;
+      lockstep = this.#workerCommand(state, node, { attempt: ns.attempt, resume: null, catchup: 0 }).lockstep;
     } catch {
       lockstep = false;
     }
@@ -421,12 +383,7 @@ export class World {
   /** Stops every worker (a Slurm job is cancelled) and releases the backends. */
   async shutdown(): Promise<void> {
     this.#guard.close();
-    const standbys = [...this.standbys.values()];
-    this.standbys.clear();
-    await Promise.all([
-      ...[...this.handles.keys()].map((id) => this.stop(id)),
-      ...standbys.map((s) => this.#dropStandby(s)),
-    ]);
+    await Promise.all([...[...this.handles.keys()].map((id) => this.stop(id)), this.standbys.close()]);
     await Promise.all([this.local.close(), this.slurm?.close()]);
   }
 }

@@ -7,7 +7,7 @@
  * @module
  */
 import type { Verdict } from "../model/state.ts";
-import { graphHeadline } from "../record/headline.ts";
+import { graphHeadline, treeHeadline } from "../record/headline.ts";
 import type { NodeUsage } from "../record/usage_section.ts";
 import { usageOf } from "./usage.ts";
 import { isPlainFile, readPlain } from "./plain_files.ts";
@@ -93,23 +93,6 @@ export async function phaseOf(dir: string, verdict: unknown, alive?: AliveCheck)
   return alive(lock.pid, typeof lock.start === "string" ? lock.start : null) ? "live" : "stopped";
 }
 
-const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
-const obj = (v: unknown): Record<string, unknown> =>
-  v && typeof v === "object" && !Array.isArray(v) ? v as Record<string, unknown> : {};
-
-/** A tree run's metric and score: the best artifact's final test once scored, else the incumbent's held-out. */
-function treeScore(state: Record<string, unknown>): Pick<RunSummary, "metric" | "score" | "score_of"> {
-  const metric = obj(state.config).metric;
-  const best = num(obj(state.final).best);
-  const incumbent = typeof state.incumbent === "string" ? obj(obj(state.nodes)[state.incumbent]) : {};
-  const heldout = num(incumbent.heldout);
-  return {
-    metric: typeof metric === "string" ? metric.slice(0, 40) : null,
-    score: best ?? heldout,
-    score_of: best !== null ? "final test" : heldout !== null ? "held-out" : null,
-  };
-}
-
 /** The list's view of a run; fields a file does not give (or gives wrongly typed) fall back to "?" or 0. */
 export async function summarize(runsDir: string, id: string, alive?: AliveCheck): Promise<RunSummary | null> {
   const dir = runDirOf(runsDir, id);
@@ -133,7 +116,7 @@ export async function summarize(runsDir: string, id: string, alive?: AliveCheck)
     question: typeof plan.question === "string" ? plan.question.slice(0, 2000) : "",
     started_at: text(meta.started_at) ?? null,
     kind,
-    ...(kind === "tree" ? treeScore(state) : graphHeadline(state)),
+    ...(kind === "tree" ? treeHeadline(state) : graphHeadline(state)),
     usage: await usageOf(dir),
   };
 }

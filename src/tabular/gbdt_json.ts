@@ -6,19 +6,13 @@
  * @module
  */
 import { type GbdtModel, gbdtParams, type GbdtValidation, type TreeJson } from "./gbdt.ts";
+import { finiteNumbers, modelHeader } from "./model_json.ts";
 
 const bad = (why: string): never => {
   throw new TypeError(`Cannot read the GBDT model: ${why}`);
 };
 
-function numbers(v: unknown, what: string, n?: number): number[] {
-  if (!Array.isArray(v) || v.some((x) => typeof x !== "number" || !Number.isFinite(x))) {
-    bad(`${what} is not a list of finite numbers`);
-  }
-  const a = v as number[];
-  if (n !== undefined && a.length !== n) bad(`${what} has ${a.length} entries, expected ${n}`);
-  return a;
-}
+const numbers = (v: unknown, what: string, n?: number) => finiteNumbers(v, what, bad, n);
 
 function tree(v: unknown, i: number, p: number): TreeJson {
   if (typeof v !== "object" || v === null) return bad(`tree ${i} is not an object`);
@@ -48,20 +42,7 @@ function tree(v: unknown, i: number, p: number): TreeJson {
 
 /** Validates a parsed JSON value as a GBDT model. */
 export function parseGbdtModel(v: unknown): GbdtModel {
-  if (typeof v !== "object" || v === null) return bad("it is not an object");
-  const m = v as Record<string, unknown>;
-  if (m.format !== "arrow-gbdt/1") bad(`format ${JSON.stringify(m.format)} is not "arrow-gbdt/1"`);
-  const task = m.task;
-  if (task !== "regression" && task !== "binary" && task !== "multiclass") {
-    bad(`task ${JSON.stringify(task)}`);
-  }
-  const strings = (x: unknown, what: string) =>
-    Array.isArray(x) && x.every((s) => typeof s === "string")
-      ? (x as string[])
-      : bad(`${what} is not a list of names`);
-  const classes = strings(m.classes, "classes");
-  const features = strings(m.features, "features");
-  const k = task === "multiclass" ? classes.length : 1;
+  const { m, task, classes, features, k } = modelHeader(v, "arrow-gbdt/1", bad);
   const init = numbers(m.init, "init", k);
   if (!Array.isArray(m.trees)) bad("trees is not a list");
   const trees = (m.trees as unknown[]).map((t, i) => tree(t, i, features.length));

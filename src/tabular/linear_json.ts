@@ -6,35 +6,17 @@
  * @module
  */
 import { type LinearColumn, type LinearModel, linearParams } from "./linear.ts";
+import { finiteNumbers, modelHeader } from "./model_json.ts";
 
 const bad = (why: string): never => {
   throw new TypeError(`Cannot read the linear model: ${why}`);
 };
 
-function numbers(v: unknown, what: string, n: number): number[] {
-  if (!Array.isArray(v) || v.some((x) => typeof x !== "number" || !Number.isFinite(x))) {
-    bad(`${what} is not a list of finite numbers`);
-  }
-  const a = v as number[];
-  if (a.length !== n) bad(`${what} has ${a.length} entries, expected ${n}`);
-  return a;
-}
+const numbers = (v: unknown, what: string, n?: number) => finiteNumbers(v, what, bad, n);
 
 /** Validates a parsed JSON value as a linear model. */
 export function parseLinearModel(v: unknown): LinearModel {
-  if (typeof v !== "object" || v === null) return bad("it is not an object");
-  const m = v as Record<string, unknown>;
-  if (m.format !== "arrow-linear/1") bad(`format ${JSON.stringify(m.format)} is not "arrow-linear/1"`);
-  const task = m.task;
-  if (task !== "regression" && task !== "binary" && task !== "multiclass") {
-    bad(`task ${JSON.stringify(task)}`);
-  }
-  const strings = (x: unknown, what: string) =>
-    Array.isArray(x) && x.every((s) => typeof s === "string")
-      ? (x as string[])
-      : bad(`${what} is not a list of names`);
-  const classes = strings(m.classes, "classes");
-  const features = strings(m.features, "features");
+  const { m, task, classes, features, k } = modelHeader(v, "arrow-linear/1", bad);
   if (!Array.isArray(m.columns) || m.columns.length !== features.length) {
     bad(`columns is not a list of ${features.length} column readings`);
   }
@@ -48,7 +30,6 @@ export function parseLinearModel(v: unknown): LinearModel {
     if (typeof o.indicator !== "boolean") bad(`column ${j} indicator is not true or false`);
     return { mean: mean!, scale: scale!, indicator: o.indicator as boolean };
   });
-  const k = task === "multiclass" ? classes.length : 1;
   const intercept = numbers(m.intercept, "intercept", k);
   const width = features.length + columns.filter((c) => c.indicator).length;
   if (!Array.isArray(m.weights) || m.weights.length !== k) bad(`weights is not a list of ${k} outputs`);

@@ -62,6 +62,7 @@ export { judge, type Judgement } from "./overwatch.ts";
 export { renderTreeReport, rowsUsed, summarize, type TreeSummary } from "./report.ts";
 export { reopen, resumeTree, startTree, type TreeOutcome, type TreeRunOptions } from "./run.ts";
 export { chooseParent, ucb } from "./ideate/select.ts";
-export { foldEvents, initialState, step, Z_GATE } from "./step.ts";
+export { initialState } from "./grow.ts";
+export { foldEvents, step, Z_GATE } from "./step.ts";
 export { STORE_FORMAT, type Timing, TreeStore } from "./store.ts";
 export type * from "./types.ts";

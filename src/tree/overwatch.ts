@@ -17,7 +17,7 @@ import type { Incident, IncidentOf } from "../model/state.ts";
 import { incidentOf } from "../overwatch/incident.ts";
 import { RUNG } from "../overwatch/ladder.ts";
 import { ACCEPT_EPS, HUNG_MAX_RESTARTS, K_FREEZE } from "../thresholds.ts";
-import type { ExecResult, Hang, TreeNode } from "./types.ts";
+import type { ExecResult, Hang, Overrun, TreeNode } from "./types.ts";
 
 export type Judgement =
   | { kind: "evaluated"; folds: number[]; claimed: number }
@@ -30,6 +30,24 @@ export interface JudgeContext {
   observeMs: number;
   metric: string;
   sign: 1 | -1;
+}
+
+/**
+ * A silent child's HUNG_RESTART evidence, in the graph path's shape: the watcher's hang (runtime/proc/watch.ts)
+ * after K_FREEZE observations of `ctx.observeMs`; a child has no checkpoint to resume from.
+ */
+function hungEvidence(ctx: JudgeContext, hang: Hang, restarts: number, max: number) {
+  return {
+    step: hang.step,
+    best_dev: null,
+    stalled_ticks: K_FREEZE,
+    observe_every: `${ctx.observeMs / 1000}s`,
+    silent_from_start: hang.silent_from_start,
+    restarts,
+    max_restarts: max,
+    best_ckpt: null,
+    resume_from: null,
+  };
 }
 
 function incident<T extends Incident["type"]>(
@@ -78,20 +96,10 @@ export function stoppedChild(
   ctx: JudgeContext,
   node: TreeNode,
   where: "the recomputation" | "the merge gate",
-  stop: { hung?: Hang | null; over_budget?: { limit_ms: number; used_ms: number } | null },
+  stop: { hung?: Hang | null; over_budget?: Overrun | null },
 ): { lesson: string; incidents: Incident[] } | null {
   if (stop.hung) {
-    const inc = incident(ctx, node, "HUNG_RESTART", {
-      step: stop.hung.step,
-      best_dev: null,
-      stalled_ticks: K_FREEZE,
-      observe_every: `${ctx.observeMs / 1000}s`,
-      silent_from_start: stop.hung.silent_from_start,
-      restarts: 0,
-      max_restarts: 0,
-      best_ckpt: null,
-      resume_from: null,
-    }, "fuse");
+    const inc = incident(ctx, node, "HUNG_RESTART", hungEvidence(ctx, stop.hung, 0, 0), "fuse");
     const lesson = `${where} went silent for ${
       Math.round(stop.hung.silent_ms / 1000)
     } s after ${stop.hung.step} progress line(s) and was stopped`;
@@ -141,15 +149,7 @@ export function judge(
   if (r.hung) {
     const again = node.attempt > HUNG_MAX_RESTARTS;
     const inc = incident(ctx, node, "HUNG_RESTART", {
-      step: r.hung.step,
-      best_dev: null,
-      stalled_ticks: K_FREEZE,
-      observe_every: `${ctx.observeMs / 1000}s`,
-      silent_from_start: r.hung.silent_from_start,
-      restarts: node.attempt - 1,
-      max_restarts: HUNG_MAX_RESTARTS,
-      best_ckpt: null,
-      resume_from: null,
+      ...hungEvidence(ctx, r.hung, node.attempt - 1, HUNG_MAX_RESTARTS),
       ...(again ? { recurrence: true as const } : {}),
     }, again ? "fuse" : "bounce");
     const lesson =

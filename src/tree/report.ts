@@ -7,6 +7,7 @@
 import type { Incident } from "../model/state.ts";
 import { mdInline } from "../record/md_escape.ts";
 import { blackBoxSection } from "../record/incident_section.ts";
+import { heading, renderDocument, section, table } from "../record/render.ts";
 import { devGain, signOf } from "./ideate/select.ts";
 import { ACCEPT_EPS } from "../thresholds.ts";
 import { Z_GATE } from "./step.ts";
@@ -173,34 +174,35 @@ function pathTo(s: TreeState, id: string): TreeNode[] {
 
 function referenceTable(s: TreeState): string[] {
   const r = referencesOf(s);
-  const row = (what: string, fit: string, x: ReferenceRow | null) =>
-    `| ${what} | ${fit} | ${x ? num(x.score) : "—"} | ${
-      x?.problem ? mdInline(x.problem, { max: 200 }) : ""
-    } |`;
+  const row = (what: string, fit: string, x: ReferenceRow | null) => [
+    what,
+    fit,
+    x ? num(x.score) : "—",
+    x?.problem ? mdInline(x.problem, { max: 200 }) : "",
+  ];
   const flags = s.final?.flags ?? [];
   const warnings = pathWarnings(s);
   return [
-    "## References on the final test",
-    "",
-    `Every row is scored once on the same ${s.dataset.test} final-test rows (splits.json); ${s.config.metric}, ` +
-    `${s.config.direction === "maximize" ? "higher" : "lower"} is better.`,
-    "",
-    "| reference | fit on | final test | note |",
-    "|---|---|---|---|",
-    row(`start (${r.start.node})`, "dev", r.start),
-    row(`admitted (${r.admitted.node}), dev-only fit`, "dev", r.admitted),
-    row(`admitted (${r.admitted.node}), refit`, "dev + held-out", r.admitted_refit),
-    row(
-      "strong default (GBDT 300 stages, lr 0.05, depth 5, subsample 0.8, min leaf 20)",
-      "dev + held-out",
-      r.strong_default,
-    ),
-    row(
-      `trivial (${s.dataset.task === "regression" ? "mean" : "class shares"})`,
-      "dev + held-out",
-      r.trivial,
-    ),
-    "",
+    ...section("References on the final test", [
+      `Every row is scored once on the same ${s.dataset.test} final-test rows (splits.json); ${s.config.metric}, ` +
+      `${s.config.direction === "maximize" ? "higher" : "lower"} is better.`,
+      "",
+      ...table(["reference", "fit on", "final test", "note"], [
+        row(`start (${r.start.node})`, "dev", r.start),
+        row(`admitted (${r.admitted.node}), dev-only fit`, "dev", r.admitted),
+        row(`admitted (${r.admitted.node}), refit`, "dev + held-out", r.admitted_refit),
+        row(
+          "strong default (GBDT 300 stages, lr 0.05, depth 5, subsample 0.8, min leaf 20)",
+          "dev + held-out",
+          r.strong_default,
+        ),
+        row(
+          `trivial (${s.dataset.task === "regression" ? "mean" : "class shares"})`,
+          "dev + held-out",
+          r.trivial,
+        ),
+      ]),
+    ]),
     ...flags.map((f) => `**${mdInline(f, { max: 400 })}**`),
     ...warnings.map((w) => `Warning: ${mdInline(w, { max: 400 })}`),
     ...(s.dataset.dropped ?? []).map((d) =>
@@ -222,24 +224,35 @@ function gateTable(s: TreeState): string[] {
     const p = n.paired;
     const heldGain = p ? fmtSigned(p.gain) : "—";
     const bar = p ? `> ${Math.max(ACCEPT_EPS, Z_GATE * p.se).toFixed(4)}` : `> ${ACCEPT_EPS}`;
-    return `| ${n.id} | ${
-      mdInline(n.hypothesis?.text ?? "", { max: 120 })
-    } | ${devVsRoot} | ${devVsParent} | ` +
-      `${num(n.heldout)} | ${heldGain} | ${bar} | ${n.gate} |`;
+    return [
+      n.id,
+      mdInline(n.hypothesis?.text ?? "", { max: 120 }),
+      devVsRoot,
+      devVsParent,
+      num(n.heldout),
+      heldGain,
+      bar,
+      String(n.gate),
+    ];
   });
-  return [
-    "## Merge-gate decisions",
-    "",
+  const cols = [
+    "candidate",
+    "hypothesis",
+    "dev gain vs root",
+    "dev Δ vs parent",
+    "held-out",
+    "held-out gain vs incumbent",
+    "bar",
+    "decision",
+  ];
+  return section("Merge-gate decisions", [
     `The baseline ${root.id} was gated first (held-out ${num(root.heldout)}). "Dev gain vs root" is the ` +
     `candidate's dev CV score minus the starting artifact's; "dev Δ vs parent" is minus its parent's. ` +
     `"Held-out gain" is over the incumbent of its time on the same held-out rows; the bar is ACCEPT_EPS ` +
     `(${ACCEPT_EPS}) and ${Z_GATE} standard errors of the paired bootstrap, whichever is larger.`,
     "",
-    "| candidate | hypothesis | dev gain vs root | dev Δ vs parent | held-out | held-out gain vs incumbent | bar | decision |",
-    "|---|---|---|---|---|---|---|---|",
-    ...(rows.length ? rows : ["| — | no candidate reached the gate | | | | | | |"]),
-    "",
-  ];
+    ...table(cols, rows.length ? rows : [["—", "no candidate reached the gate", "", "", "", "", "", ""]]),
+  ]);
 }
 
 /** The rows the run used, after rows with no target were dropped: "720 of 800 rows used, 80 dropped: …". */
@@ -255,8 +268,6 @@ export function renderTreeReport(s: TreeState, incidents: readonly Incident[] = 
   const best = s.nodes[s.incumbent ?? root.id]!;
   const d = s.dataset;
   const lines = [
-    `# Tree run — ${mdInline(s.scenario)}`,
-    "",
     `Data: ${mdInline(d.file)} — ${
       rowsUsed(d)
     } (${d.dev} dev in ${d.folds} folds, ${d.heldout} held out, ${d.test} test), ` +
@@ -268,26 +279,28 @@ export function renderTreeReport(s: TreeState, incidents: readonly Incident[] = 
       s.verdict ?? "no verdict yet"
     }** — ${s.order.length} nodes, ${s.heldout.used}/${s.heldout.budget} held-out queries.`,
     "",
-    "| | dev | held-out | test |",
-    "|---|---|---|---|",
-    `| start (${root.id}) | ${num(root.dev?.mean)} | ${num(root.heldout)} | ${num(root.test)} |`,
-    `| best (${best.id}) | ${num(best.dev?.mean)} | ${num(best.heldout)} | ${num(best.test)} |`,
-    `| gain | ${gain(s, root.dev?.mean ?? null, best.dev?.mean ?? null)} | ${
-      gain(s, root.heldout, best.heldout)
-    } | ${gain(s, root.test, best.test)} |`,
+    ...table(["", "dev", "held-out", "test"], [
+      [`start (${root.id})`, num(root.dev?.mean), num(root.heldout), num(root.test)],
+      [`best (${best.id})`, num(best.dev?.mean), num(best.heldout), num(best.test)],
+      [
+        "gain",
+        gain(s, root.dev?.mean ?? null, best.dev?.mean ?? null),
+        gain(s, root.heldout, best.heldout),
+        gain(s, root.test, best.test),
+      ],
+    ]),
     "",
     ...referenceTable(s),
     ...gateTable(s),
-    "## Admitted path",
-    "",
-    ...pathTo(s, best.id).map((n) =>
-      `- ${n.id}: ${mdInline(n.hypothesis?.text ?? "the starting artifact", { max: 300 })} (dev ${
-        num(n.dev?.mean)
-      })`
+    ...section(
+      "Admitted path",
+      pathTo(s, best.id).map((n) =>
+        `- ${n.id}: ${mdInline(n.hypothesis?.text ?? "the starting artifact", { max: 300 })} (dev ${
+          num(n.dev?.mean)
+        })`
+      ),
     ),
-    "",
-    "## Insights",
-    "",
+    ...heading("Insights"),
     ...s.order.map((id) => s.nodes[id]!).filter((n) => n.insight).map((n) =>
       `- ${n.id} (${n.status}, dev gain vs root ${fmtSigned(devGain(s, n))}; the Δ below is vs its parent): ${
         mdInline(n.insight!.sentence, { max: 500 })
@@ -296,5 +309,5 @@ export function renderTreeReport(s: TreeState, incidents: readonly Incident[] = 
   ];
   if (s.final?.problem) lines.push("", `Final test: ${mdInline(s.final.problem, { max: 500 })}`);
   if (incidents.length) lines.push("", ...blackBoxSection(incidents));
-  return lines.join("\n") + "\n";
+  return renderDocument("Tree run", s.scenario, [lines]);
 }

@@ -253,12 +253,9 @@ export interface Escape {
   stopped_by: string | null;
 }
 
-/** Silence past the hang window: progress lines (folds) done, and whether it never wrote one. */
-export interface Hang {
-  step: number;
-  silent_ms: number;
-  silent_from_start: boolean;
-}
+/** Silence past the hang window and a spent budget, as the one child watcher reports them. */
+export type { Hang, Overrun } from "../runtime/proc/mod.ts";
+import type { Hang, Overrun } from "../runtime/proc/mod.ts";
 
 /** Everything observed about one executor attempt, and its acceptance (recomputation). */
 export interface ExecResult {
@@ -269,7 +266,7 @@ export interface ExecResult {
   stderr_tail: string[];
   /** Silent past the hang window: folds done, and whether it never wrote a line. */
   hung: Hang | null;
-  over_budget: { limit_ms: number; used_ms: number } | null;
+  over_budget: Overrun | null;
   escapes: Escape[];
   /** The module's own failure (exit 3): the lesson. */
   lesson: string | null;
@@ -300,7 +297,7 @@ export type TreeEvent =
     paired?: PairedGain | null;
     /** The gate's child went silent past its hang window, or ran past its wall budget (then no score). */
     hung?: Hang | null;
-    over_budget?: { limit_ms: number; used_ms: number } | null;
+    over_budget?: Overrun | null;
   }
   | {
     e: "verdict";

@@ -1,5 +1,6 @@
 /**
- * Processes: groups and their journal, the subreaper, orphan sweeps, tails of what children write, CPU wait.
+ * Processes: groups and their journal, the subreaper, orphan sweeps, tails of what children write, CPU wait,
+ * and the one child watcher (watch.ts).
  *
  * The face of `runtime/proc/` for the rest of the product (its own files, and the child programs that load
  * one file alone, import by file).
@@ -16,3 +17,4 @@ export * from "./pump.ts";
 export * from "./reaper.ts";
 export * from "./steps_tail.ts";
 export * from "./tail.ts";
+export * from "./watch.ts";

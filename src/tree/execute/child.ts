@@ -8,10 +8,18 @@
  * @module
  */
 import { inside, resolvePath, type Shadow, shadowPath, shadowWrites } from "../../runtime/sandbox/mod.ts";
-import { CpuWait, JsonlTail, spawn, type Spawned, stopGroup } from "../../runtime/proc/mod.ts";
+import {
+  HangClock,
+  JsonlTail,
+  overrun,
+  spawn,
+  type Spawned,
+  stopGroup,
+  watchLoop,
+} from "../../runtime/proc/mod.ts";
+import type { Hang, Overrun } from "../../runtime/proc/mod.ts";
 import type { ProcJournal } from "../../runtime/proc/mod.ts";
 import { readRange, readRegular } from "../../runtime/safe_read.ts";
-import { K_FREEZE } from "../../thresholds.ts";
 import type { ChildCommand } from "./sandbox.ts";
 import type { Escape } from "../types.ts";
 
@@ -20,8 +28,8 @@ export interface ChildOutcome {
   signal: string | null;
   stdout: string;
   stderrTail: string[];
-  hung: { step: number; silent_ms: number; silent_from_start: boolean } | null;
-  overBudget: { limit_ms: number; used_ms: number } | null;
+  hung: Hang | null;
+  overBudget: Overrun | null;
   escapes: Escape[];
   /** Metric lines seen (executors), and the last step among them. */
   lines: Record<string, unknown>[];
@@ -68,46 +76,6 @@ export function outDirOf(o: Pick<WatchOptions, "logDir">): string {
 
 const MAX_STDOUT = 64 << 20;
 
-/**
- * A child's hang clock: the last sign of life in its watched log (metrics or progress lines), postponed by
- * time its process tree waited for a CPU (runtime/proc/cpu_wait.ts). Shared by one-shot children and slots.
- */
-export class HangClock {
-  readonly lines: Record<string, unknown>[] = [];
-  readonly #cpu: CpuWait;
-
-  constructor(readonly tail: JsonlTail | null, pid: number, public lastNews: number) {
-    this.#cpu = new CpuWait(pid);
-    this.#cpu.waited(lastNews);
-  }
-
-  /** Reads what the log gained by `now`; the hang, once it has been silent K_FREEZE observations. */
-  look(now: number, observeMs: number, waiting = false): ChildOutcome["hung"] {
-    this.lastNews += this.#cpu.waited(now);
-    // A standby waiting for its line is not silent: its hang clock starts when it is told to go.
-    if (waiting) this.lastNews = now;
-    if (!this.tail) return null;
-    const fresh = this.tail.read();
-    if (fresh.length) {
-      this.lines.push(...fresh);
-      this.lastNews = now;
-    }
-    if (now - this.lastNews < K_FREEZE * observeMs) return null;
-    const step = this.lines.length;
-    return { step, silent_ms: Math.round(now - this.lastNews), silent_from_start: step === 0 };
-  }
-
-  /** Every line seen, the last ones read once the child has ended. */
-  finish(): Record<string, unknown>[] {
-    if (this.tail) this.lines.push(...this.tail.read());
-    return this.lines;
-  }
-}
-
-/** A budget of `limitMs` counted from `since`, overrun at `now`, or null. */
-export function overrun(now: number, since: number, limitMs: number): ChildOutcome["overBudget"] {
-  return now - since >= limitMs ? { limit_ms: limitMs, used_ms: Math.round(now - since) } : null;
-}
 const dec = new TextDecoder();
 
 /** Permission checks outside the grants: reads, writes and network, deduplicated in log order. */
@@ -219,7 +187,8 @@ export async function runChild(cmd: ChildCommand, o: WatchOptions): Promise<Chil
         cancelled = true;
         wake();
       } else {
-        active = clock.lastNews = performance.now();
+        active = performance.now();
+        clock.news(active);
         await w.write(new TextEncoder().encode(line + "\n")).catch(() => {});
       }
       await w.close().catch(() => {});
@@ -227,27 +196,26 @@ export async function runChild(cmd: ChildCommand, o: WatchOptions): Promise<Chil
     if (typeof o.stdin === "string") await give(o.stdin);
     else void o.stdin.then(give);
   }
-  let hung: ChildOutcome["hung"] = null;
-  let overBudget: ChildOutcome["overBudget"] = null;
-  const pace = Math.max(20, Math.min(o.observeMs, 200));
   const standby = o.stdin !== undefined && typeof o.stdin !== "string";
-  while (!p.exited) {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([p.status, new Promise<void>((r) => (timer = setTimeout(wake = r, pace)))]);
-    clearTimeout(timer);
-    if (p.exited) break;
-    const now = performance.now();
-    hung = clock.look(now, o.observeMs, standby && active === t0);
-    const limit = o.activeLimit?.ms;
-    if (!hung) {
-      overBudget = overrun(now, t0, o.wallMs) ??
-        (limit !== undefined && active > t0 ? overrun(now, active, limit) : null);
-    }
-    if (hung || overBudget || cancelled || o.signal?.aborted) {
-      await stopGroup(p, 500);
-      break;
-    }
-  }
+  const { hung, overBudget } = await watchLoop(o.observeMs, {
+    async wait(ms) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([p.status, new Promise<void>((r) => (timer = setTimeout(wake = r, ms)))]);
+      clearTimeout(timer);
+    },
+    ended: () => p.exited !== null,
+    check(now) {
+      const hung = clock.look(now, o.observeMs, standby && active === t0);
+      const limit = o.activeLimit?.ms;
+      return {
+        hung,
+        overBudget: hung ? null : overrun(now, t0, o.wallMs) ??
+          (limit !== undefined && active > t0 ? overrun(now, active, limit) : null),
+      };
+    },
+    abort: () => cancelled || !!o.signal?.aborted,
+    stop: () => stopGroup(p, 500),
+  });
   await p.status;
   o.journal.log("stop", o.label, p);
   const lines = clock.finish();

@@ -1,9 +1,9 @@
 /**
  * An executor run as a Slurm batch job (`arrow tree --runtime slurm`): the same command line and sandbox
  * layer as a local child (runChild), submitted with sbatch; its metrics.jsonl is read from the shared
- * filesystem with the same hang rule — K_FREEZE observations without a new line is a hang — counted from
- * when the job starts running (a queued job holds no executor slot's silence against it), and the same wall
- * budget. A hang, the budget or an interrupt ends it with scancel. The recomputation, the merge gate and the
+ * filesystem with the same hang clock (runtime/proc/watch.ts: K_FREEZE observations without a new line is a
+ * hang), counted from when the job starts running (a queued job holds no executor slot's silence against it),
+ * and the same wall budget. A hang, the budget or an interrupt ends it with scancel. The recomputation, the merge gate and the
  * final test stay local: they are Arrow's own checks, and cheap. On `arrow tree --resume`, the jobs a killed
  * arrow left are cancelled (`cancelLeftJobs`).
  *
@@ -12,8 +12,7 @@
 import type { ProcJournal } from "../../runtime/proc/mod.ts";
 import { readRegular } from "../../runtime/safe_read.ts";
 import { isFinal, jobName, type JobView, runPrefix, type SlurmClient } from "../../runtime/slurm/mod.ts";
-import { JsonlTail } from "../../runtime/proc/mod.ts";
-import { K_FREEZE } from "../../thresholds.ts";
+import { HangClock, JsonlTail, overrun, watchLoop } from "../../runtime/proc/mod.ts";
 import {
   auditEscapes,
   childFiles,
@@ -73,42 +72,36 @@ export async function runJobChild(
   } catch (e) {
     return ended(`arrow: cannot submit the executor as a Slurm job: ${(e as Error).message}`);
   }
-  const metrics = o.metrics ? new JsonlTail(o.metrics) : null;
-  const lines: Record<string, unknown>[] = [];
-  let hung: ChildOutcome["hung"] = null;
-  let overBudget: ChildOutcome["overBudget"] = null;
+  // The hang clock runs once the job does: a queued job's silence is not held against it.
+  const clock = new HangClock(o.metrics ? new JsonlTail(o.metrics) : null, null, t0);
   let running: number | null = null;
-  let lastNews = 0;
   let view: JobView = client.state(id);
-  const pace = Math.max(20, Math.min(o.observeMs, 200));
-  while (!isFinal(view.state)) {
-    await new Promise((r) => setTimeout(r, pace));
-    view = client.state(id);
-    const now = performance.now();
-    const fresh = metrics?.read() ?? [];
-    if (running === null && (view.state === "RUNNING" || fresh.length)) running = lastNews = now;
-    if (fresh.length) {
-      lines.push(...fresh);
-      lastNews = now;
-    }
-    if (isFinal(view.state)) break;
-    if (running !== null && metrics && now - lastNews >= K_FREEZE * o.observeMs) {
-      hung = {
-        step: lines.length,
-        silent_ms: Math.round(now - lastNews),
-        silent_from_start: lines.length === 0,
-      };
-    }
-    if (!hung && running !== null && now - running >= o.wallMs) {
-      overBudget = { limit_ms: o.wallMs, used_ms: Math.round(now - running) };
-    }
-    if (hung || overBudget || o.signal?.aborted) {
+  /** Reads the metrics; the job runs from its first RUNNING state or its first line, whichever comes first. */
+  const observe = (now: number) => {
+    const seen = clock.lines.length;
+    const hung = clock.look(now, o.observeMs, running === null);
+    if (running === null && (view.state === "RUNNING" || clock.lines.length > seen)) running = now;
+    return hung;
+  };
+  const { hung, overBudget } = await watchLoop(o.observeMs, {
+    async wait(ms) {
+      await new Promise((r) => setTimeout(r, ms));
+      view = client.state(id);
+      // A job that ended between two looks is looked at once more: its last lines may start its clock.
+      if (isFinal(view.state)) observe(performance.now());
+    },
+    ended: () => isFinal(view.state),
+    check(now) {
+      const hung = observe(now);
+      return { hung, overBudget: !hung && running !== null ? overrun(now, running, o.wallMs) : null };
+    },
+    abort: () => !!o.signal?.aborted,
+    async stop() {
       await client.cancel(id).catch(() => {});
       view = await client.waitFor(id, (v) => isFinal(v.state), CANCEL_WAIT_MS).catch(() => client.state(id));
-      break;
-    }
-  }
-  if (metrics) lines.push(...metrics.read());
+    },
+  });
+  const lines = clock.finish();
   const out = readRegular(stdoutFile, 64 << 20);
   const stderrTail = tail(stderrFile);
   if (view.state !== "COMPLETED") stderrTail.push(`slurm: job ${id} ${view.state} (${view.reason})`);

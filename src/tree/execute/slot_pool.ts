@@ -18,9 +18,17 @@
  *
  * @module
  */
-import { JsonlTail, spawn, type Spawned, stopGroup } from "../../runtime/proc/mod.ts";
+import {
+  HangClock,
+  JsonlTail,
+  overrun,
+  spawn,
+  type Spawned,
+  stopGroup,
+  watchLoop,
+} from "../../runtime/proc/mod.ts";
 import type { ProcJournal } from "../../runtime/proc/mod.ts";
-import { auditRows, type ChildOutcome, HangClock, overrun, shadowEscapes, tail } from "./child.ts";
+import { auditRows, type ChildOutcome, shadowEscapes, tail } from "./child.ts";
 import {
   type ChildCommand,
   childCommand,
@@ -118,26 +126,24 @@ export class SlotPool {
     if (job.features) args.push(job.features);
     const line = JSON.stringify({ args, nonce, progress: job.mode === "execute" ? null : slot.progress });
     await slot.stdin.write(enc.encode(line + "\n")).catch(() => {});
-    let hung: ChildOutcome["hung"] = null;
-    let overBudget: ChildOutcome["overBudget"] = null;
-    const pace = Math.max(20, Math.min(job.observeMs, 200));
     const ended = () => slot.out.includes(endMark) || slot.dead;
-    while (!ended()) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await new Promise<void>((r) => {
-        slot.poke = r;
-        timer = setTimeout(r, pace);
-      });
-      clearTimeout(timer);
-      if (ended()) break;
-      const now = performance.now();
-      hung = clock.look(now, job.observeMs);
-      if (!hung) overBudget = overrun(now, t0, job.wallMs);
-      if (hung || overBudget || job.signal?.aborted) {
-        await this.#kill(slot);
-        break;
-      }
-    }
+    const { hung, overBudget } = await watchLoop(job.observeMs, {
+      async wait(ms) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await new Promise<void>((r) => {
+          slot.poke = r;
+          timer = setTimeout(r, ms);
+        });
+        clearTimeout(timer);
+      },
+      ended,
+      check(now) {
+        const hung = clock.look(now, job.observeMs);
+        return { hung, overBudget: hung ? null : overrun(now, t0, job.wallMs) };
+      },
+      abort: () => !!job.signal?.aborted,
+      stop: () => this.#kill(slot),
+    });
     const lines = clock.finish();
     const at = slot.out.indexOf(endMark);
     let exit: number | null = null, signal: string | null = null;

@@ -38,7 +38,6 @@
  */
 import {
   allRows,
-  type ColumnKind,
   encodeState,
   type FeatureTransform,
   fitPipeline,
@@ -47,46 +46,26 @@ import {
   fromRows,
   guardTransform,
   inferSchema,
-  makeTarget,
-  type MetricName,
   type PipelineSpec,
   type Prediction,
   predictPipeline,
   predictTable,
-  readCsvFile,
-  readTable,
   score,
-  type Splits,
-  splitsFromJson,
   type Table,
-  type Task,
   toRows,
   TransformError,
 } from "../../../tabular/mod.ts";
-import { createHash } from "node:crypto";
 import { bundleArtifact, type BundledStep, BundleError } from "./bundle.ts";
 import { fromLibrary, libraryTransform, parseArtifact, StepError } from "./compose.ts";
 import type { StepsInit } from "./fold_worker.ts";
 import { clock, covered, rowsOf, type StepsRun, stepsWorker, WorkerPool } from "./pool.ts";
 import { loadSteps } from "./steps.ts";
+import { cachedTable, devData, type TaskFile } from "./inputs.ts";
 
 /** This process's workers for untrusted step code (a slot keeps spares between jobs). */
 const pool = new WorkerPool();
 
 type Mode = "execute" | "recompute" | "predict" | "refit";
-
-interface TaskFile {
-  target: string;
-  task: Task;
-  classes: string[];
-  metric: MetricName;
-  kinds: Record<string, ColumnKind>;
-  splits: unknown;
-  seed: number;
-  data_hash: string;
-  split_hash: string;
-  protocol_version: string;
-}
 
 const enc = new TextEncoder();
 const stdout = Deno.stdout.writeSync.bind(Deno.stdout);
@@ -106,46 +85,6 @@ function readNonce(): string {
 function writeAll(f: Deno.FsFile, text: string): void {
   const bytes = enc.encode(text);
   for (let off = 0; off < bytes.length;) off += f.writeSync(bytes.subarray(off));
-}
-
-/** The dev rows as last read, and which files (path, size, mtime) they were read from. */
-let devCache: { key: string; table: Table; target: ReturnType<typeof makeTarget>; splits: Splits } | null =
-  null;
-
-/**
- * The dev table, its target and folds: read once per slot while the files stay the same (Arrow writes them
- * once per run; a job that finds them changed reads them again).
- */
-function devData(taskPath: string, devPath: string, task: TaskFile) {
-  const stamp = (p: string) => {
-    const s = Deno.statSync(p);
-    return `${p}\u0000${s.size}\u0000${s.mtime?.getTime() ?? ""}`;
-  };
-  const key = `${stamp(taskPath)}\u0000${stamp(devPath)}`;
-  if (devCache?.key !== key) {
-    const table = readCsvFile(devPath, { types: task.kinds });
-    const target = makeTarget(table, task.target, task.task);
-    devCache = { key, table, target, splits: splitsFromJson(task.splits, table.nRows) };
-  }
-  return devCache;
-}
-
-/**
- * The features files a slot has read (the merge gate writes the same held-out features for every query, in
- * a file of that query's own), by content hash: a file read again is parsed once.
- */
-const featureCache = new Map<string, Table>();
-
-function cachedTable(path: string, kinds: Record<string, ColumnKind>): Table {
-  const text = Deno.readTextFileSync(path);
-  const key = `${createHash("sha256").update(text).digest("hex")}\u0000${JSON.stringify(kinds)}`;
-  let t = featureCache.get(key);
-  if (!t) {
-    t = readTable(text, path, { types: kinds });
-    if (featureCache.size >= 4) featureCache.delete(featureCache.keys().next().value!);
-    featureCache.set(key, t);
-  }
-  return t;
 }
 
 /** How a job ended early: its exit code (2 bad input, 3 the artifact's code failed). */
