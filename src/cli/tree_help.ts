@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { Z_GATE } from "../tree/mod.ts";
+import { GATE_ALPHA } from "../tree/mod.ts";
 
 export const help = `Usage: arrow tree --data FILE.csv --target COLUMN [options]
        arrow tree --resume RUN [--json] [--serve]
@@ -15,14 +15,16 @@ the merge gate) and final-test rows (scored once, at the end, for the starting a
 
 Each cycle: pick a node to expand (UCB over dev gain with visit counts), ideate hypotheses under it (missing
 indicators, log/ratio/product, binning, rare levels, frequency and out-of-fold target encoding, text
-features, group statistics, dropping a column, model capacity — or an LLM's own module), run each in its own
-sandboxed executor (a Deno child that can read only its dev rows and its scope and write only its scope;
-under bubblewrap the rest of the data is not even there), recompute its claimed dev score from its artifact,
-distil an insight (helped / hurt / neutral / failed, dev delta ± std over folds) and pass it up the tree, and
+features, group statistics, dropping a column, whole-model settings, a regularised linear model, ensembles
+of evaluated nodes — or an LLM's own module), run each in its own sandboxed executor (a Deno child that can
+read only its dev rows and its scope and write only its scope; under bubblewrap the rest of the data is not
+even there), recompute its claimed dev score from its artifact, distil an insight (helped / hurt / neutral /
+failed: the paired dev delta over folds, labelled only beyond a t-test's noise) and pass it up the tree, and
 send the best newcomer to the merge gate when it beats the incumbent on the same folds beyond noise: admitted
-only if its held-out score beats the incumbent's by ACCEPT_EPS (0.003) and by ${Z_GATE} standard errors of a
-paired bootstrap over the held-out rows (linearized for AUC past 1,000 rows; a gain within the held-out part's
-noise is not admitted). Each fold runs an LLM's (or any untrusted) code in a fresh worker, so nothing it
+only if its held-out score beats the incumbent's by ACCEPT_EPS (0.003) and a paired test over the held-out
+rows' losses (the mean difference's z or the signed-rank z) clears a bar set so that, over all of the run's
+planned queries, a candidate with no real effect is admitted at most ${GATE_ALPHA * 100} % of the time
+(Bonferroni; a gain within the held-out part's noise is not admitted). Each fold runs an LLM's (or any untrusted) code in a fresh worker, so nothing it
 remembers reaches the next fold; the library's own modules, checked by content hash, run beside the model. A
 child that goes silent is stopped and blamed. Failing code becomes a failed-informative node with its lesson.
 Everything is persisted in SQLite every step: after a crash, --resume continues with nothing lost.

@@ -29,8 +29,9 @@
  *    visits, dev gains and outcome tallies move up to every ancestor.
  * 6. **decide** — the best new node that beats the incumbent on dev beyond noise goes to the merge gate
  *    (`gate.ts`, the only reader of held-out labels, queries counted and capped); it is admitted when its
- *    held-out score beats the incumbent's by ACCEPT_EPS and by Z_GATE standard errors of a paired bootstrap
- *    over the held-out rows (`paired.ts`). A recomputation or gate child that goes silent is stopped and
+ *    held-out score beats the incumbent's by ACCEPT_EPS and a paired test over the held-out rows' losses
+ *    (row_loss.ts: the mean difference's z or the signed-rank z) clears a run-wide Bonferroni bar, so the
+ *    run admits a no-effect candidate at most GATE_ALPHA of the time (gate_rule.ts). A recomputation or gate child that goes silent is stopped and
  *    the node fused (HUNG_RESTART), and the loop goes on. After the last cycle the final test scores the
  *    starting and the admitted artifact once each, then the references (`gate.ts` references): the admitted
  *    artifact refit on dev + held-out in a sandboxed child (`refit.ts`, saved as `model/`, model_dir.ts;
@@ -64,5 +65,6 @@ export { reopen, resumeTree, startTree, type TreeOutcome, type TreeRunOptions } 
 export { chooseParent, ucb } from "./ideate/select.ts";
 export { initialState } from "./grow.ts";
 export { foldEvents, step, Z_GATE } from "./step.ts";
+export { GATE_ALPHA } from "./gate/row_loss.ts";
 export { STORE_FORMAT, type Timing, TreeStore } from "./store.ts";
 export type * from "./types.ts";

@@ -10,7 +10,8 @@ import { blackBoxSection } from "../record/incident_section.ts";
 import { heading, renderDocument, section, table } from "../record/render.ts";
 import { devGain, signOf } from "./ideate/select.ts";
 import { ACCEPT_EPS } from "../thresholds.ts";
-import { Z_GATE } from "./step.ts";
+import { plannedComparisons, Z_GATE } from "./step.ts";
+import { GATE_ALPHA, gateZ } from "./gate/row_loss.ts";
 import type { TreeNode, TreeState } from "./types.ts";
 
 /** One row of `--json`'s `nodes` list. */
@@ -212,6 +213,19 @@ function referenceTable(s: TreeState): string[] {
   ];
 }
 
+/** The bar a gated node had to clear and what it reached, in the statistic the gate used for it. */
+function barOf(s: TreeState, n: TreeNode): string {
+  const p = n.paired;
+  if (!p) return `> ${ACCEPT_EPS}`;
+  const loss = p.loss;
+  if (loss?.rank_z !== undefined) {
+    const z = gateZ(2 * plannedComparisons(s));
+    return `z ${loss.z.toFixed(2)}, rank z ${loss.rank_z.toFixed(2)} (≥ ${z.toFixed(2)})`;
+  }
+  if (loss) return `z ${loss.z.toFixed(2)} (≥ ${gateZ(plannedComparisons(s)).toFixed(2)})`;
+  return `> ${Math.max(ACCEPT_EPS, Z_GATE * p.se).toFixed(4)}`;
+}
+
 /** Every merge-gate decision: the candidate, its held-out gain, the bar it had to clear, the outcome. */
 function gateTable(s: TreeState): string[] {
   const root = s.nodes[s.order[0]!]!;
@@ -223,7 +237,7 @@ function gateTable(s: TreeState): string[] {
     const devVsParent = n.dev && parent?.dev ? fmtSigned(sign * (n.dev.mean - parent.dev.mean)) : "—";
     const p = n.paired;
     const heldGain = p ? fmtSigned(p.gain) : "—";
-    const bar = p ? `> ${Math.max(ACCEPT_EPS, Z_GATE * p.se).toFixed(4)}` : `> ${ACCEPT_EPS}`;
+    const bar = barOf(s, n);
     return [
       n.id,
       mdInline(n.hypothesis?.text ?? "", { max: 120 }),
@@ -248,8 +262,11 @@ function gateTable(s: TreeState): string[] {
   return section("Merge-gate decisions", [
     `The baseline ${root.id} was gated first (held-out ${num(root.heldout)}). "Dev gain vs root" is the ` +
     `candidate's dev CV score minus the starting artifact's; "dev Δ vs parent" is minus its parent's. ` +
-    `"Held-out gain" is over the incumbent of its time on the same held-out rows; the bar is ACCEPT_EPS ` +
-    `(${ACCEPT_EPS}) and ${Z_GATE} standard errors of the paired bootstrap, whichever is larger.`,
+    `"Held-out gain" is over the incumbent of its time on the same held-out rows. The bar: the gain must ` +
+    `reach ACCEPT_EPS (${ACCEPT_EPS}) and a paired test over the held-out rows' losses (the mean ` +
+    `difference's z or the signed-rank z) must reach the run's bar, set so that over all ` +
+    `${plannedComparisons(s)} planned comparisons a candidate with no real effect is admitted at most ` +
+    `${GATE_ALPHA * 100} % of the time (a state recorded before the row test shows the bootstrap's bar).`,
     "",
     ...table(cols, rows.length ? rows : [["—", "no candidate reached the gate", "", "", "", "", "", ""]]),
   ]);

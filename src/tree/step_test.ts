@@ -4,6 +4,7 @@ import { ACCEPT_EPS } from "../thresholds.ts";
 import { fakeStart, folds, hyp, ok, run } from "../../tests/tree_fake.ts";
 import { gateZ } from "./gate/row_loss.ts";
 import { plannedComparisons, significant, step, Z_GATE } from "./step.ts";
+import { renderTreeReport } from "./report.ts";
 import type { TreeEvent, TreeState } from "./types.ts";
 
 /** Baseline measured and admitted, then two hypotheses proposed under the root. */
@@ -329,6 +330,9 @@ Deno.test("step() admits on the per-row loss only at the Bonferroni bar over the
   truthy(bar > Z_GATE, `the run's bar ${bar} is stricter than one query's ${Z_GATE}`);
   equal(at(bar + 1e-6).nodes.n1!.gate, "admitted");
   equal(at(bar - 1e-3).nodes.n1!.gate, "rejected", "below the run's bar, though beyond one query's");
+  // The report's gate table shows the statistic the gate used and the run's bar, not the bootstrap's.
+  const row = renderTreeReport(at(bar - 1e-3)).split("\n").find((l) => l.startsWith("| n1 |"));
+  truthy(row?.includes(`z ${(bar - 1e-3).toFixed(2)} (≥ ${bar.toFixed(2)}) | rejected`), row);
   truthy(
     significant({ gain: 0.02, se: 0.001, n: 100, b: 1000 }),
     "a state without the loss keeps the old rule",
@@ -353,4 +357,20 @@ Deno.test("step() with the gate at the end: cycles grow on dev, then the best no
   // The budget is spent: no second query, the final test, and no extra history point.
   deepEqual(s.pending, { a: "final", nodes: ["n0"] });
   equal(s.history.length, 2);
+});
+
+Deno.test("step() with the gate at the end sends the surest dev gain, not the largest mean", () => {
+  let s = fakeStart({ cycles: 1, gateAt: "end", heldoutBudget: 2 });
+  // n1: +0.05 on average but from two lucky folds; n2: +0.02 on every fold.
+  const lucky = [0.79, 0.95, 0.79, 0.95, 0.77].map((x, i) => x + (i % 2 ? 0.01 : -0.01));
+  for (
+    const ev of [...opening(), {
+      e: "executed",
+      results: [ok("n1", lucky), ok("n2", folds(0.8, 0.02))],
+    }] as TreeEvent[]
+  ) {
+    s = step(s, ev).state;
+  }
+  truthy(s.nodes.n1!.dev!.mean > s.nodes.n2!.dev!.mean, "n1 has the larger mean");
+  deepEqual(s.pending, { a: "gate", node: "n2" });
 });

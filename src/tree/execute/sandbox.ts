@@ -130,9 +130,12 @@ export function treeBwrapArgs(
   audit: string,
 ): { args: string[]; shadows: Shadow[] } {
   const needed = [Deno.execPath(), denoDir(), TOOLKIT_DIR, HARNESS_DIR].filter((p): p is string => !!p);
-  const csvDir = dirname(ctx.userCsv);
   // The user's CSV holds every label: its directory is hidden, or the file alone when the directory also
-  // holds the system or what the harness needs.
+  // holds the system or what the harness needs. Where the file really is: a path through a symlinked
+  // directory (a data folder linked into the project) is hidden at its target, which hides it through the
+  // link too (bubblewrap cannot mount over a symlink).
+  const csv = realPath(ctx.userCsv);
+  const csvDir = dirname(csv);
   const fileOnly = SYSTEM.has(csvDir) || needed.some((p) => under(p, csvDir));
   const home = Deno.env.get("HOME") ?? null;
   const { args, shadows } = bwrapLayout({
@@ -150,9 +153,17 @@ export function treeBwrapArgs(
     needed,
     home,
     readOnly: !writable,
-    masked: [fileOnly ? ctx.userCsv : csvDir],
+    masked: [fileOnly ? csv : csvDir],
   });
   return { args, shadows };
+}
+
+function realPath(p: string): string {
+  try {
+    return Deno.realPathSync(p);
+  } catch {
+    return p;
+  }
 }
 
 /** A harness process's whole environment: its audit log, Deno's cache, PATH and HOME, and `extra`. */

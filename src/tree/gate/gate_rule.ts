@@ -7,7 +7,7 @@
  */
 import type { PairedGain } from "./paired.ts";
 import { gateZ } from "./row_loss.ts";
-import { devGain, signOf } from "../ideate/select.ts";
+import { signOf } from "../ideate/select.ts";
 import { classify, pairedDelta } from "../ideate/insight.ts";
 import { ACCEPT_EPS, improves } from "../../thresholds.ts";
 import type { FinalReferences, TreeNode, TreeNodeId, TreeState } from "../types.ts";
@@ -84,16 +84,27 @@ export function beyondNoise(s: TreeState, n: TreeNode, inc: TreeNode): boolean {
 }
 
 /**
- * With the gate at the end (`gateAt: "end"`): the best node on dev not yet gated, when it beats the
- * incumbent on dev beyond noise and a held-out query remains; null otherwise (then the final test).
+ * With the gate at the end (`gateAt: "end"`): of the nodes not yet gated that beat the incumbent on dev
+ * beyond noise, the one whose gain is surest — the largest lower bound (mean − one standard error) of its
+ * paired fold deltas over the incumbent — while a held-out query remains; null otherwise (then the final
+ * test). The best mean on dev is the likeliest to be a lucky one (its folds' winner's curse: an ensemble's
+ * weights are chosen on the very predictions it is scored on); a steady gain is the one the held-out rows can
+ * confirm.
  */
 export function finalCandidate(s: TreeState): TreeNodeId | null {
   if (s.config.gateAt !== "end" || s.heldout.used >= s.heldout.budget || !s.incumbent) return null;
   const inc = s.nodes[s.incumbent]!;
-  const open = s.order.map((id) => s.nodes[id]!).filter((n) => n.status === "evaluated" && n.gate === null);
-  const best = open.reduce<TreeNode | null>((b, n) => (!b || devGain(s, n) > devGain(s, b) ? n : b), null);
-  if (!best || !inc.dev || !improves(inc.dev.mean, best.dev!.mean, ACCEPT_EPS, s.config.direction)) {
-    return null;
+  if (!inc.dev) return null;
+  let best: { id: TreeNodeId; lower: number } | null = null;
+  for (const id of s.order) {
+    const n = s.nodes[id]!;
+    if (n.status !== "evaluated" || n.gate !== null || !n.dev) continue;
+    if (!improves(inc.dev.mean, n.dev.mean, ACCEPT_EPS, s.config.direction) || !beyondNoise(s, n, inc)) {
+      continue;
+    }
+    const d = pairedDelta(n.dev, inc.dev, signOf(s));
+    const lower = d.mean - d.std / Math.sqrt(Math.max(1, d.folds.length));
+    if (!best || lower > best.lower) best = { id, lower };
   }
-  return beyondNoise(s, best, inc) ? best.id : null;
+  return best?.id ?? null;
 }

@@ -31,8 +31,8 @@ Deno.test("normalQuantile, gateZ and tQuantile give the textbook values", () => 
   close(normalQuantile(0.975), 1.959964, 1e-6, "z 0.975");
   close(normalQuantile(0.95), 1.644854, 1e-6, "z 0.95");
   close(normalQuantile(1e-4), -3.719016, 1e-5, "z 1e-4");
-  close(gateZ(1), 1.644854, 1e-6, "one planned query");
-  close(gateZ(10), 2.575829, 1e-5, "ten planned queries: 0.5 % each");
+  close(gateZ(1, 0.05), 1.644854, 1e-6, "one planned query");
+  close(gateZ(10, 0.05), 2.575829, 1e-5, "ten planned queries: 0.5 % each");
   equal(tQuantile(4), 2.776);
   close(tQuantile(20), 2.086, 2e-3, "t 20 df by Cornish–Fisher");
   close(tQuantile(60), 2.000, 2e-3, "t 60 df");
