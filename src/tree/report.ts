@@ -9,6 +9,8 @@ import { mdInline } from "../record/md_escape.ts";
 import { blackBoxSection } from "../record/incident_section.ts";
 import { heading, renderDocument, section, table } from "../record/render.ts";
 import { devGain, signOf } from "./ideate/select.ts";
+import { familyEffects } from "./ideate/insight.ts";
+import { effectScale, EXPLORE } from "./ideate/rank.ts";
 import { ACCEPT_EPS } from "../thresholds.ts";
 import { plannedComparisons, Z_GATE } from "./step.ts";
 import { GATE_ALPHA, gateZ } from "./gate/row_loss.ts";
@@ -272,6 +274,28 @@ function gateTable(s: TreeState): string[] {
   ]);
 }
 
+/** Per family, the effect the tree measured (ideate/insight.ts familyEffects): what insights rank ideas by. */
+function familyTable(s: TreeState): string[] {
+  const scale = effectScale(s);
+  const rows = [...familyEffects(s.nodes, scale).values()].map((e) => [
+    e.family,
+    String(e.n),
+    `${fmtSigned(e.mean)} ± ${e.se.toFixed(4)}`,
+    `${fmtSigned(e.shrunk)} ± ${e.sd.toFixed(4)}`,
+  ]);
+  if (!rows.length) return [];
+  return section("What each family did", [
+    `Each measured node's paired dev delta over its parent, pooled by family (mean ± standard error), and ` +
+    `the estimate shrunk toward no effect at the start's fold spread (${
+      scale.toFixed(4)
+    }): with insights on, ` +
+    `ideas are ranked by the shrunk effect plus ${EXPLORE} of its uncertainty (a family not yet tried counts ` +
+    `as uncertain as the prior allows).`,
+    "",
+    ...table(["family", "measured", "effect on dev", "shrunk"], rows),
+  ]);
+}
+
 /** The rows the run used, after rows with no target were dropped: "720 of 800 rows used, 80 dropped: …". */
 export function rowsUsed(d: TreeState["dataset"]): string {
   const used = d.dev + d.heldout + d.test;
@@ -317,6 +341,7 @@ export function renderTreeReport(s: TreeState, incidents: readonly Incident[] = 
         })`
       ),
     ),
+    ...familyTable(s),
     ...heading("Insights"),
     ...s.order.map((id) => s.nodes[id]!).filter((n) => n.insight).map((n) =>
       `- ${n.id} (${n.status}, dev gain vs root ${fmtSigned(devGain(s, n))}; the Δ below is vs its parent): ${

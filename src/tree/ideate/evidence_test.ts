@@ -1,7 +1,7 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { makeTarget, type Prediction, readTable } from "../../tabular/mod.ts";
 import { explainedShare, residuals, residualSummary } from "./evidence.ts";
-import { EVIDENCE_BONUS, EVIDENCE_FULL, evidenceBonus, type Idea } from "./library.ts";
+import { EVIDENCE_BONUS, EVIDENCE_FULL, evidenceBonus, type Idea } from "./rank.ts";
 import type { ColumnInfo } from "../types.ts";
 
 const close = (a: number, b: number) => ok(Math.abs(a - b) < 1e-12, `${a} ≠ ${b}`);

@@ -108,3 +108,45 @@ export function branchInsights(
   }
   return out;
 }
+
+/** What the tree has measured of one family: its effect on dev (oriented, + = better) with its uncertainty. */
+export interface FamilyEffect {
+  family: Family;
+  /** Measured nodes of the family (failed ones carry no delta and are not counted). */
+  n: number;
+  /** Mean paired dev delta of those nodes over their parents, and its standard error. */
+  mean: number;
+  se: number;
+  /** The estimate shrunk toward no effect (normal prior with the start's fold spread as its scale), and
+   * its posterior standard deviation: small evidence moves it little, and its uncertainty shrinks with
+   * every measurement. */
+  shrunk: number;
+  sd: number;
+}
+
+/**
+ * Per family, the effect estimate of everything measured in the tree (every branch: a feature step's effect
+ * mostly carries over from one artifact to another). Each node contributes its mean paired fold delta with
+ * standard error std/√k (at least a quarter of the scale, so identical fold patterns do not claim certainty);
+ * the family's standard error is the larger of the pooled one and the nodes' spread. `scale` is the prior's
+ * standard deviation: an effect as large as the start's fold spread is plausible, much larger is not.
+ */
+export function familyEffects(nodes: Record<string, TreeNode>, scale: number): Map<Family, FamilyEffect> {
+  const by = new Map<Family, { m: number; se: number }[]>();
+  for (const n of Object.values(nodes)) {
+    const d = n.insight?.delta;
+    if (!n.insight || !d || n.insight.outcome === "failed") continue;
+    const se = Math.max(d.std / Math.sqrt(Math.max(1, d.folds.length)), scale / 4);
+    by.set(n.insight.family, [...(by.get(n.insight.family) ?? []), { m: d.mean, se }]);
+  }
+  const out = new Map<Family, FamilyEffect>();
+  for (const [family, xs] of [...by].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    const k = xs.length;
+    const { mean, std } = meanStd(xs.map((x) => x.m));
+    const pooled = Math.sqrt(xs.reduce((t, x) => t + x.se ** 2, 0)) / k;
+    const se = Math.max(pooled, std / Math.sqrt(k));
+    const w = scale ** 2 / (scale ** 2 + se ** 2);
+    out.set(family, { family, n: k, mean, se, shrunk: w * mean, sd: Math.sqrt(w) * se });
+  }
+  return out;
+}

@@ -17,21 +17,14 @@
  */
 import { DEFAULT_GBDT, type GbdtParams } from "../../tabular/gbdt.ts";
 import { mulberry32, subSeed } from "../../tabular/prng.ts";
-import { branchInsights } from "./insight.ts";
+import { type Idea, pathOf, withInsights } from "./rank.ts";
 import type { ColumnEvidence } from "./evidence.ts";
 import { type CodeContext, moduleSource } from "./library_code.ts";
 import { draw } from "./select.ts";
-import type { ArtifactModel, ColumnInfo, Family, Hypothesis, TreeNode, TreeState } from "../types.ts";
-import { FAMILY_NAMES, onResiduals, priorOf } from "./families.ts";
+import type { ColumnInfo, Family, Hypothesis, TreeNode, TreeState } from "../types.ts";
+import { FAMILY_NAMES, priorOf } from "./families.ts";
 
-export interface Idea {
-  family: Family;
-  columns: string[];
-  params: Record<string, number | string>;
-  text: string;
-  model: ArtifactModel;
-  prior: number;
-}
+export type { Idea } from "./rank.ts";
 
 /** The library's prior for each family (families.ts). */
 const PRIOR = Object.fromEntries(FAMILY_NAMES.map((f) => [f, priorOf(f)])) as Record<Family, number>;
@@ -244,95 +237,6 @@ export function allIdeas(columns: ColumnInfo[], parent: TreeNode, runSeed = 0): 
   }
   for (const c of columns) idea("drop_column", [c.name], `Drop ${q(c.name)}.`);
   return [...ideas, ...capacityIdeas(parent), ...configIdeas(parent, runSeed), ...linearIdeas(parent)];
-}
-
-function pathOf(s: TreeState, parent: TreeNode): TreeNode[] {
-  const out: TreeNode[] = [];
-  for (let at: TreeNode | undefined = parent; at; at = at.parent ? s.nodes[at.parent] : undefined) {
-    out.push(at);
-  }
-  return out;
-}
-
-function similar(a: Idea, cols: string[], info: Map<string, ColumnInfo>): boolean {
-  if (a.columns.some((c) => cols.includes(c))) return true;
-  const kinds = new Set(cols.map((c) => info.get(c)?.kind));
-  return a.columns.some((c) => kinds.has(info.get(c)?.kind));
-}
-
-/** What was measured off this branch: children of nodes that are not the parent or its ancestors. */
-function offBranch(s: TreeState, parent: TreeNode): { key: string; family: Family; outcome: string }[] {
-  const branch = new Set(pathOf(s, parent).map((n) => n.id));
-  return s.order.flatMap((id) => {
-    const n = s.nodes[id]!;
-    if (!n.insight || !n.hypothesis || n.parent === null || branch.has(n.parent)) return [];
-    return [{ key: n.hypothesis.key, family: n.insight.family, outcome: n.insight.outcome }];
-  });
-}
-
-/**
- * Scores of the candidates under what the tree learned; −Infinity means "do not propose". The branch's own
- * insights weigh most (a family that hurt twice here is dropped, one that helped is extended to similar
- * columns). What other branches measured counts too, since a feature step's effect mostly carries over from
- * one artifact to the next: a hypothesis that helped elsewhere is worth trying here, one that did not is
- * worth less than one never measured (it would mostly repeat an experiment), and a family that keeps showing
- * nothing anywhere gives way to families not yet tried.
- */
-/** Feature families that act on a column the parent's residuals still vary with (drop_column does not). */
-const ON_RESIDUALS = new Set<Family>(FAMILY_NAMES.filter(onResiduals));
-
-/** Residual share at which a column's evidence counts in full (typical shares are 0.5–5 %), and the most
- * it adds to an idea's score (it orders feature steps; it does not outrank a model-family move). */
-export const EVIDENCE_FULL = 0.03;
-export const EVIDENCE_BONUS = 0.2;
-
-/** The bonus an idea gets from where its parent errs: up to EVIDENCE_BONUS for a feature step on the column whose
- * groups still explain the most of the parent's out-of-fold residuals (evidence.ts). */
-export function evidenceBonus(i: Idea, evidence: readonly ColumnEvidence[] | null): number {
-  if (!evidence?.length || !ON_RESIDUALS.has(i.family)) return 0;
-  const top = evidence.slice(0, 3).filter((e) => e.explained > 0);
-  let best = 0;
-  for (const e of top) {
-    if (i.columns.includes(e.column)) {
-      best = Math.max(best, EVIDENCE_BONUS * Math.min(1, e.explained / EVIDENCE_FULL));
-    }
-  }
-  return best;
-}
-
-function withInsights(
-  s: TreeState,
-  parent: TreeNode,
-  ideas: (Idea & { key: string })[],
-  onPath: Set<string>,
-  evidence: readonly ColumnEvidence[] | null = null,
-) {
-  const learned = branchInsights(s.nodes, parent.id);
-  const elsewhere = offBranch(s, parent);
-  const info = new Map(s.dataset.columns.map((c) => [c.name, c]));
-  const count = (f: Family, o: string) =>
-    learned.filter((l) => l.insight.family === f && l.insight.outcome === o).length;
-  return ideas.map((i) => {
-    let score = i.prior + evidenceBonus(i, evidence);
-    const tried = learned.filter((l) => l.key === i.key);
-    if (tried.some((l) => l.insight.outcome !== "helped")) return { ...i, score: -Infinity };
-    if (count(i.family, "hurt") >= 2 || count(i.family, "failed") >= 2) return { ...i, score: -Infinity };
-    if (tried.some((l) => l.insight.outcome === "helped") && !onPath.has(i.key)) score += 0.6;
-    const helped = learned.filter((l) => l.insight.family === i.family && l.insight.outcome === "helped");
-    if (helped.length) score += 0.3 + (helped.some((l) => similar(i, l.insight.columns, info)) ? 0.2 : 0);
-    if (count(i.family, "neutral") >= 2) score -= 0.3;
-    // A switch to the linear model that did not help on this branch is not retried at another strength
-    // (those are close variants); from a linear parent its strengths are the branch's own knob.
-    if (i.family === "linear_model" && parent.artifact.model.kind !== "linear" && !helped.length) {
-      if (learned.some((l) => l.insight.family === "linear_model")) score -= 0.6;
-    }
-    const there = elsewhere.filter((l) => l.key === i.key);
-    if (there.some((l) => l.outcome === "helped")) score += 0.3;
-    else if (there.length) score -= 0.3;
-    const nothing = elsewhere.filter((l) => l.family === i.family && l.outcome !== "helped").length;
-    score -= Math.min(0.3, 0.1 * nothing);
-    return { ...i, score };
-  });
 }
 
 /** Up to `n` new hypotheses for children of `parentId` (fewer, or none, when the space is used up). */

@@ -11,6 +11,7 @@ import {
   linearIdeas,
 } from "./library.ts";
 import { step } from "../step.ts";
+import { familyEffects } from "./insight.ts";
 import type { Hypothesis, TreeEvent, TreeState } from "../types.ts";
 
 const baseline: TreeEvent[] = [
@@ -222,4 +223,49 @@ Deno.test("the linear family: an L2 grid that replaces a GBDT parent's settings,
   deepEqual(linearIdeas(parent).map((i) => i.params.alpha), LINEAR_ALPHAS.filter((a) => a !== 3));
   const moves = allIdeas(s.dataset.columns, parent, 1).filter((i) => i.family === "capacity");
   truthy(moves.length > 0 && moves.every((i) => i.model.kind === "gbdt" && "config" in i.params));
+});
+
+Deno.test("familyEffects(): an effect estimate that grows with evidence, its uncertainty shrinking", () => {
+  const scale = 0.01;
+  const node = (id: string, family: Hypothesis["family"], mean: number, std: number) => ({
+    [id]: {
+      insight: {
+        family,
+        columns: [],
+        outcome: "neutral",
+        delta: { mean, std, folds: [0, 0, 0, 0, 0] },
+        why: "",
+        sentence: "",
+      },
+    },
+  });
+  const one = familyEffects({ ...node("a", "ratio", 0.02, 0.02) } as never, scale).get("ratio")!;
+  const three = familyEffects(
+    {
+      ...node("a", "ratio", 0.02, 0.02),
+      ...node("b", "ratio", 0.02, 0.02),
+      ...node("c", "ratio", 0.02, 0.02),
+    } as never,
+    scale,
+  ).get("ratio")!;
+  equal(one.n, 1);
+  truthy(one.shrunk > 0 && one.shrunk < 0.02, `shrunk toward no effect: ${one.shrunk}`);
+  truthy(three.shrunk > one.shrunk, "more of the same evidence, nearer the measured mean");
+  truthy(three.sd < one.sd, "and surer");
+  // A failed node carries no delta; a family never measured has no estimate.
+  const failed = { f: { insight: { family: "log", outcome: "failed", delta: null } } };
+  equal(familyEffects(failed as never, scale).has("log"), false);
+});
+
+Deno.test("insights as effects: a family measured twice at no effect gives way to one not yet tried", () => {
+  const s = triedTwice("ratio", 0, true);
+  equal(s.nodes.n1!.insight?.outcome, "neutral");
+  const ranked = libraryIdeas(s, "n0", 500, 1);
+  const blind = libraryIdeas({ ...s, config: { ...s.config, insights: false } }, "n0", 500, 1);
+  const firstOf = (list: Hypothesis[], f: string) => list.findIndex((h) => h.family === f);
+  // Without insights the ratio family keeps its prior's place; with them it falls behind an untried family.
+  truthy(
+    firstOf(ranked, "ratio") > firstOf(blind, "ratio"),
+    `${firstOf(ranked, "ratio")} vs ${firstOf(blind, "ratio")}`,
+  );
 });
