@@ -177,7 +177,7 @@ export async function main(argv: string[]): Promise<number> {
   const search = oneOf("search", values.search, ["tree", "random", "greedy"] as const, "tree");
   const observe = intFlag("tree", "observe-every", values["observe-every"], 1, 10, 3600);
   const budget = intFlag("tree", "budget-seconds", values["budget-seconds"], 1, 600, 86_400);
-  const gateAt = oneOf("gate-at", values["gate-at"], ["cycle", "end"] as const, "cycle");
+  const gateAt = oneOf("gate-at", values["gate-at"], ["cycle", "end"] as const, "end");
   const heldoutBudget = values["heldout-budget"] === undefined
     ? undefined
     : intFlag("tree", "heldout-budget", values["heldout-budget"], 1, cycles + 1, 100_000);

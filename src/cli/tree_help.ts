@@ -14,20 +14,21 @@ stratified, into dev rows (k-fold cross-validation: all any hypothesis ever sees
 the merge gate) and final-test rows (scored once, at the end, for the starting and the best artifact).
 
 Each cycle: pick a node to expand (UCB over dev gain with visit counts), ideate hypotheses under it (missing
-indicators, log/ratio/product, binning, rare levels, frequency and out-of-fold target encoding, text
-features, group statistics, dropping a column, whole-model settings, a regularised linear model, ensembles
-of evaluated nodes — or an LLM's own module), run each in its own sandboxed executor (a Deno child that can
-read only its dev rows and its scope and write only its scope; under bubblewrap the rest of the data is not
-even there), recompute its claimed dev score from its artifact, distil an insight (helped / hurt / neutral /
-failed: the paired dev delta over folds, labelled only beyond a t-test's noise) and pass it up the tree, and
-send the best newcomer to the merge gate when it beats the incumbent on the same folds beyond noise: admitted
-only if its held-out score beats the incumbent's by ACCEPT_EPS (0.003) and a paired test over the held-out
-rows' losses (the mean difference's z or the signed-rank z) clears a bar set so that, over all of the run's
-planned queries, a candidate with no real effect is admitted at most ${GATE_ALPHA * 100} % of the time
-(Bonferroni; a gain within the held-out part's noise is not admitted). Each fold runs an LLM's (or any untrusted) code in a fresh worker, so nothing it
-remembers reaches the next fold; the library's own modules, checked by content hash, run beside the model. A
-child that goes silent is stopped and blamed. Failing code becomes a failed-informative node with its lesson.
-Everything is persisted in SQLite every step: after a crash, --resume continues with nothing lost.
+indicators, log/ratio/product, binning, rare levels, frequency and out-of-fold target encoding, text features,
+group statistics, dropping a column, whole-model settings, a regularised linear model, ensembles of evaluated
+nodes — or an LLM's own module), run each in its own sandboxed executor (a Deno child that can read only its
+dev rows and its scope and write only its scope; under bubblewrap the rest of the data is not even there),
+recompute its claimed dev score from its artifact, distil an insight (helped / hurt / neutral / failed: the
+paired dev delta over folds, labelled only beyond a t-test's noise) and pass it up the tree, and once the
+cycles are spent, send the node whose dev gain is surest to the merge gate (with --gate-at cycle, each cycle's
+best newcomer) when it beats the incumbent on the same folds beyond noise: admitted only if its held-out score
+beats the incumbent's by ACCEPT_EPS (0.003) and a paired test over the held-out rows' losses (the mean
+difference's z or the signed-rank z) clears a bar set so that, over all of the run's planned queries, a
+candidate with no real effect is admitted at most ${GATE_ALPHA * 100} % of the time (Bonferroni; a gain within
+the held-out part's noise is not admitted). Each fold runs an LLM's (or any untrusted) code in a fresh worker,
+so nothing it remembers reaches the next fold; the library's own modules, checked by content hash, run beside
+the model. A child that goes silent is stopped and blamed. Failing code becomes a failed-informative node with
+its lesson. Everything is persisted in SQLite every step: after a crash, --resume continues with nothing lost.
 
 Options:
   --data <file.csv>        The data (header line; missing: empty, NA, ?, NaN)
@@ -50,10 +51,12 @@ Options:
                            artifact.json ({"format":"arrow-tree-artifact/1","steps":["steps/x.ts"],
                            "model":{…}}, its steps beside it; they run as untrusted code)
   --no-insights            Ideate without the branch's insights (the ablation)
-  --heldout-budget <n>     Most held-out queries, the baseline's included (default cycles + 1; with
-                           --gate-at end, 2)
-  --gate-at cycle|end      When the merge gate is asked: after each cycle (default), or once the cycles
-                           are spent, for the best node on dev (then the next best while queries remain)
+  --heldout-budget <n>     Most held-out queries, the baseline's included (default 2; with --gate-at
+                           cycle, cycles + 1)
+  --gate-at end|cycle      When the merge gate is asked: end (default): once the cycles are spent, for the
+                           node whose dev gain over the start is surest (then the next while queries
+                           remain) — one comparison, so the strictest bar is the lowest; cycle: after each
+                           cycle, for that cycle's best newcomer, the incumbent moving as nodes are admitted
   --observe-every <s>      Observation pace of every child (executor, recomputation, gate) in seconds; a fold
                            with no sign of life for 3 observations = hung (default 10)
   --budget-seconds <s>     Wall budget of one executor attempt (default 600)
