@@ -11,7 +11,7 @@
  * sandboxed child costs beyond its fitting.
  *
  * `deno run -A scripts/bench_tree.ts [--quick] [--datasets a,b] [--seeds 5] [--cycles 3] [--executors 2]
- * [--methods tree,random,greedy,tree-no-insights] [--starts default,weak] [--ref-fit dev+heldout|dev]
+ * [--methods tree,random,greedy,tree-no-insights] [--starts default,weak] [--gate-at end|cycle] [--ref-fit dev+heldout|dev]
  * [--no-refs] [--out dist/bench_tree.json]`; `--aa [--seeds N]` measures
  * instead the gate's A/A false-admit rate (src/tree/gate/aa.ts: seed-only candidates, 20 runs × 10 queries a seed).
  *
@@ -235,8 +235,8 @@ if (import.meta.main) {
       /** Rows the references are fit on: dev + held-out (the issue's protocol) or dev alone (what arrow fits). */
       "ref-fit": { type: "string", default: "dev+heldout" },
       "no-refs": { type: "boolean", default: false },
-      /** When the merge gate is asked: after each cycle, or once at the end (TreeConfig.gateAt). */
-      "gate-at": { type: "string", default: "cycle" },
+      /** When the merge gate is asked: once at the end (arrow tree's default), or after each cycle (TreeConfig.gateAt). */
+      "gate-at": { type: "string", default: "end" },
       out: { type: "string", default: `${ROOT}dist/bench_tree.json` },
       "no-bwrap": { type: "boolean", default: false },
       /** A fresh child per job instead of long-lived slots (the comparison for the slots' gain). */
@@ -298,7 +298,7 @@ if (import.meta.main) {
                 bwrap,
                 tmp,
                 slots: !values["no-slots"],
-                gateAt: values["gate-at"] === "end" ? "end" : "cycle",
+                gateAt: values["gate-at"] === "cycle" ? "cycle" : "end",
               }),
             );
           }
