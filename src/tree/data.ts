@@ -160,19 +160,26 @@ export function writeDataFiles(runDir: string, data: TreeData, seed: number): Da
   const { table, task } = data;
   Deno.mkdirSync(files.dir, { recursive: true });
   Deno.writeTextFileSync(files.dev, writeCsv(table, task.splits.dev));
-  const taskFile = {
+  const splits = splitsToJson(restrictSplits(task.splits, task.splits.dev));
+  Deno.writeTextFileSync(files.task, taskText(data, splits, seed));
+  return files;
+}
+
+/** The task file a child reads (`arrow-tree-task/1`): the target, metric, column kinds, the rows it may use
+ * (`splits`) and the run's hashes — the executors' dev-only one and the refit's (every training row, no folds). */
+export function taskText(data: TreeData, splits: unknown, seed: number): string {
+  const { table, task } = data;
+  return canonical({
     format: "arrow-tree-task/1",
     target: task.target.name,
     task: task.target.task,
     classes: task.target.classes,
     metric: task.metric,
     kinds: columnKinds(table),
-    splits: splitsToJson(restrictSplits(task.splits, task.splits.dev)),
+    splits,
     seed,
     data_hash: data.info.data_hash,
     split_hash: data.info.split_hash,
     protocol_version: PROTOCOL_VERSION,
-  };
-  Deno.writeTextFileSync(files.task, canonical(taskFile) + "\n");
-  return files;
+  }) + "\n";
 }

@@ -8,12 +8,11 @@
  * @module
  */
 import { parseBounded } from "../../runtime/bounded_json.ts";
-import { canonical } from "../../model/json.ts";
-import { columnKinds, type Prediction, type Rows, type Table, writeCsv } from "../../tabular/mod.ts";
+import { type Prediction, type Rows, type Table, writeCsv } from "../../tabular/mod.ts";
 import { runChild, signedLine, type WatchOptions } from "../execute/child.ts";
 import type { TreeData } from "../data.ts";
 import { materialize } from "../execute/executor.ts";
-import { PROTOCOL_VERSION } from "../data.ts";
+import { taskText } from "../data.ts";
 import { readPrediction } from "../execute/predictions.ts";
 import { childCommand, type SandboxContext } from "../execute/sandbox.ts";
 import { blend } from "../ensemble.ts";
@@ -100,19 +99,7 @@ export async function refitChild(
   const all = Array.from({ length: train.length }, (_, i) => i);
   Deno.writeTextFileSync(
     taskFile,
-    canonical({
-      format: "arrow-tree-task/1",
-      target: task.target.name,
-      task: task.target.task,
-      classes: task.target.classes,
-      metric: task.metric,
-      kinds: columnKinds(table),
-      splits: { seed: s.config.seed, dev: all, heldout: [], test: [], folds: [] },
-      seed: s.config.seed,
-      data_hash: data.info.data_hash,
-      split_hash: data.info.split_hash,
-      protocol_version: PROTOCOL_VERSION,
-    }) + "\n",
+    taskText(data, { seed: s.config.seed, dev: all, heldout: [], test: [], folds: [] }, s.config.seed),
   );
   Deno.writeTextFileSync(features, writeCsv(featuresOnly(table, task.target.name), testRows));
   const ctx: SandboxContext = { ...sandbox, dataDir: dir, taskFile, devFile: trainFile };
