@@ -22,7 +22,8 @@ export function scopeChecks(tx: Tx, obs: Observations): void {
   for (const id of tx.state.plan.order) {
     for (const e of obs.nodes[id]?.escapes ?? []) {
       const list = byWriter.get(id) ?? [];
-      list.push({ path: e.path, op: e.op, stopped_by: e.stopped ? e.via : null, reverted: false });
+      const seen = e.seen_in ? { seen_in: e.seen_in } : {};
+      list.push({ path: e.path, op: e.op, stopped_by: e.stopped ? e.via : null, reverted: false, ...seen });
       byWriter.set(id, list);
       claimed.add(e.path);
     }

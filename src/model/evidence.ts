@@ -164,6 +164,8 @@ export interface EscapeAttempt {
   op: string;
   /** Sandbox layer that refused or caught the write, or null when it landed. */
   stopped_by: string | null;
+  /** Where a write refused in silence was seen (a read-only mount: "the program's stderr"). */
+  seen_in?: string;
   /** True once the scope was restored and re-hashed to its recorded content. */
   reverted: boolean;
 }

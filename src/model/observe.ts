@@ -13,8 +13,13 @@ import type { Manifest } from "./state.ts";
 export interface EscapeObs {
   path: string;
   op: string;
-  /** Layer that saw it: Deno's permission audit, the bubblewrap shadow, or the fingerprint guard. */
-  via: "deno-audit" | "bwrap-shadow" | "guard";
+  /**
+   * Layer that saw it: Deno's permission audit, the bubblewrap shadow, the fingerprint guard, or a
+   * read-only mount that refused it (seen in what the program itself reported: `seen_in`).
+   */
+  via: "deno-audit" | "bwrap-shadow" | "guard" | "read-only mount";
+  /** Where a refused write was seen, when no layer saw it itself ("the program's stderr"). */
+  seen_in?: string;
   /** True when the write never landed (the sandbox refused it or caught it in a shadow). */
   stopped: boolean;
 }

@@ -19,6 +19,7 @@ import type { CpuWait } from "./proc/cpu_wait.ts";
 import type { Fingerprinter, ScopePrint } from "./scope/fingerprint.ts";
 import type { GuardSchedule } from "./guard_schedule.ts";
 import { shadowPath, shadowWrites, syncLane } from "./sandbox/bwrap.ts";
+import { type RefusalLog, refusedPaths, type StderrRefusals } from "./sandbox/refusals.ts";
 import type { Command, Shadow } from "./backend/launch.ts";
 import type { Lockstep } from "./lockstep.ts";
 import { readManifest } from "./scope/manifest.ts";
@@ -63,6 +64,8 @@ export interface Handle {
   audit: AuditReader | null;
   shadows: Shadow[];
   shadowSeen: Set<string>;
+  /** Writes refused under the read-only lanes of its layout, as its stderr names them (null: none). */
+  refused: StderrRefusals | null;
   usage: UsageTail;
   /** An agent's own steps (llm/steps.ts), null for every other worker. */
   steps: StepsTail | null;
@@ -89,6 +92,8 @@ export interface SenseContext {
   readonly guard: GuardSchedule;
   /** The plan's evaluator and acceptance files, held to the run's start. */
   readonly planFiles: PlanFiles;
+  /** The lanes each node's sandboxes left read-only, for the record. */
+  readonly refusals: RefusalLog;
   scope(n: PlanNode): string;
   rel(abs: string): string;
   noteJob(id: NodeId, proc: Proc): void;
@@ -208,11 +213,17 @@ export class Sensor {
             `judged by an edited file`,
         )
         : await acceptance.run();
-      // What the check itself tried to write outside its read-only lane is the node's too.
+      // What the check itself tried to write outside its read-only lane is the node's too: caught in a
+      // shadow, or refused by a read-only mount and named by its own stderr.
       for (const shadow of acceptance.cmd.shadows ?? []) {
         for (const { rel, op } of shadowWrites(shadow)) {
           o.escapes.push({ path: shadowPath(shadow, rel), op, via: "bwrap-shadow", stopped: true });
         }
+      }
+      this.#w.refusals.add(id, state.nodes[id]!.attempt, "acceptance", acceptance.cmd.refusing ?? []);
+      for (const p of refusedPaths(accept.stderr, acceptance.cmd.readOnly ?? [], this.#w.scope(node))) {
+        const seen_in = "the acceptance check's stderr";
+        o.escapes.push({ path: this.#w.rel(p), op: "write", via: "read-only mount", seen_in, stopped: true });
       }
       const { manifest, error } = readManifest(this.#w.scope(node));
       const observedBest = node.kind === "long"
@@ -304,6 +315,10 @@ export class Sensor {
       for (const p of h.audit.escapes()) {
         o.escapes.push({ path: this.#w.rel(p), op: "write", via: "deno-audit", stopped: true });
       }
+    }
+    for (const p of h?.refused?.read() ?? []) {
+      const seen_in = "the program's stderr";
+      o.escapes.push({ path: this.#w.rel(p), op: "write", via: "read-only mount", seen_in, stopped: true });
     }
     for (const shadow of h?.shadows ?? []) {
       for (const { rel, op } of shadowWrites(shadow)) {

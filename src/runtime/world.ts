@@ -15,6 +15,7 @@ import type { Observations } from "../model/observe.ts";
 import { DEFAULT_OBSERVE_MS } from "../model/defaults.ts";
 import { Acceptance } from "./accept/accept.ts";
 import { AuditReader, inside } from "./sandbox/audit.ts";
+import { RefusalLog, StderrRefusals } from "./sandbox/refusals.ts";
 import { type JobNote, placeOf, type Proc } from "./backend/backend.ts";
 import { LocalBackend, type LocalProc } from "./backend/local.ts";
 import { type Attached, metricsResumeOffset } from "./backend/reattach.ts";
@@ -64,6 +65,8 @@ export class World {
   >();
   /** Scope scans made by the last SENSE: what a verification snapshots (never a later, raced read). */
   readonly scans = new Map<NodeId, ScopePrint>();
+  /** The lanes each node's sandboxes left read-only, noted on the node (see refusals.notes). */
+  readonly refusals = new RefusalLog((abs) => this.rel(abs));
   #builtins: Record<string, BuiltinWorker>;
   #bwrap: string | null;
   #unsandboxed: boolean;
@@ -103,6 +106,7 @@ export class World {
       ackTimeoutMs: opts.ackTimeoutMs ?? 60_000,
       guard: this.#guard,
       planFiles: new PlanFiles(this.runDir, this.scopes.blobs),
+      refusals: this.refusals,
       scope: scopeOf,
       rel,
       noteJob,
@@ -200,6 +204,7 @@ export class World {
     // Tails start before the process does, so nothing it writes first can be skipped.
     const metrics = new JsonlTail(`${scope}/metrics.jsonl`);
     if (!fresh || catchup > 0) metrics.skipToEnd();
+    const refused = this.#refused(id, attempt, cmd);
     let proc: Proc;
     let lock: Lockstep | null = null;
     let audit = cmd.audit;
@@ -222,7 +227,14 @@ export class World {
     // Canonical JSON: a worker's output may depend on its config's bytes (its code_sha does), and a state
     // rebuilt from replay.jsonl has sorted keys where the original had the plan's order.
     if (lock && cmd.config) lock.sendLine(canonical({ config: cmd.config }));
-    this.#handle(node, attempt, cmd, proc, lock, accept, metrics, audit, catchup > 0);
+    this.#handle(node, attempt, cmd, proc, lock, accept, metrics, audit, catchup > 0, refused);
+  }
+
+  /** Notes the lanes an attempt's layout left read-only, and reads its stderr for writes refused there. */
+  #refused(id: NodeId, attempt: number, cmd: Command): StderrRefusals | null {
+    this.refusals.add(id, attempt, "worker", cmd.refusing);
+    const lanes = cmd.refusing.map((r) => r.path);
+    return lanes.length ? new StderrRefusals(`${this.runDir}/logs/${id}.err`, lanes, cmd.cwd) : null;
   }
 
   /** Registers a started (or re-attached) attempt; a queued job counts as running only once it runs. */
@@ -236,6 +248,7 @@ export class World {
     metrics: JsonlTail,
     audit: string | null,
     caughtUp: boolean,
+    refused: StderrRefusals | null,
   ): void {
     const id = node.id;
     const scope = this.scope(node);
@@ -257,6 +270,7 @@ export class World {
       audit: audit ? new AuditReader(audit, [scope, cmd.config?.faultLog ?? scope], scope) : null,
       shadows: cmd.shadows,
       shadowSeen: new Set(),
+      refused,
       usage,
       steps,
       burned: 0,
@@ -314,7 +328,8 @@ export class World {
       state.plan.protocol.metric,
     );
     const accept = Acceptance.prepare(state, node, this.runDir, this.#bwrap, true);
-    this.#handle(node, ns.attempt, cmd, job.proc, null, accept, metrics, job.audit, true);
+    const refused = this.#refused(id, ns.attempt, cmd);
+    this.#handle(node, ns.attempt, cmd, job.proc, null, accept, metrics, job.audit, true, refused);
   }
 
   /** A worker that cannot even start is a crash of its attempt: a process that exits at once says why. */
