@@ -33,7 +33,7 @@ import {
 } from "./scope/node_files.ts";
 import { stopGroup } from "./proc/proc.ts";
 import type { ScopeRecord } from "./scope/scope_record.ts";
-import type { PlanFiles } from "./scope/plan_files.ts";
+import type { PlanFileChange, PlanFiles } from "./scope/plan_files.ts";
 import type { StepsTail } from "./proc/steps_tail.ts";
 import { type JsonlTail, MAX_LINE, MAX_POINTS, metricPoints, thinPoints } from "./proc/tail.ts";
 
@@ -184,9 +184,13 @@ export class Sensor {
     // read — after every node's files, so a checkpoint this tick observed is in every reader's copy.
     for (const id of running) for (const shadow of this.#w.handles.get(id)?.shadows ?? []) syncLane(shadow);
     // Right before any claim is judged: the files that judge it are as the run started, or put back.
-    const planChanges = this.#w.planFiles.check(state);
-    if (planChanges.length) obs.planFiles = planChanges;
+    // Unconfined programs running since the last look are who could have changed them.
+    const during = (changes: PlanFileChange[], who: NodeId[]) =>
+      changes.map((c) => who.length ? { ...c, during: [...who].sort() } : c);
+    const planChanges = during(this.#w.planFiles.check(state), obs.unconfined);
     const broken = this.#w.planFiles.broken(state);
+    /** Unconfined acceptance checks run this tick: what they leave in the plan's files is theirs. */
+    const checkers: NodeId[] = [];
     await Promise.all([...exits].map(async ([id, exit]) => {
       const node = nodeOf(state.plan, id);
       const h = this.#w.handles.get(id);
@@ -213,6 +217,8 @@ export class Sensor {
             `judged by an edited file`,
         )
         : await acceptance.run();
+      const ran = acceptance.cmd.kind !== "builtin" && !broken.length && !acceptance.cmd.refuse;
+      if (ran && !acceptance.cmd.shadows) checkers.push(id);
       // What the check itself tried to write outside its read-only lane is the node's too: caught in a
       // shadow, or refused by a read-only mount and named by its own stderr.
       for (const shadow of acceptance.cmd.shadows ?? []) {
@@ -239,6 +245,8 @@ export class Sensor {
         ...(h?.malformed ? { malformedLines: h.malformed } : {}),
       };
     }));
+    if (checkers.length) planChanges.push(...during(this.#w.planFiles.check(state), checkers));
+    if (planChanges.length) obs.planFiles = planChanges;
     this.#w.scans.clear();
     const idle = state.plan.order.filter((id) =>
       state.nodes[id]!.spawned && state.nodes[id]!.status !== "running"

@@ -15,7 +15,7 @@ import type { Observations } from "../model/observe.ts";
 import { DEFAULT_OBSERVE_MS } from "../model/defaults.ts";
 import { Acceptance } from "./accept/accept.ts";
 import { AuditReader, inside } from "./sandbox/audit.ts";
-import { RefusalLog, StderrRefusals } from "./sandbox/refusals.ts";
+import { RefusalLog, refusedWrites, type StderrRefusals } from "./sandbox/refusals.ts";
 import { type JobNote, placeOf, type Proc } from "./backend/backend.ts";
 import { LocalBackend, type LocalProc } from "./backend/local.ts";
 import { type Attached, metricsResumeOffset } from "./backend/reattach.ts";
@@ -105,7 +105,13 @@ export class World {
       bwrap: this.#bwrap,
       ackTimeoutMs: opts.ackTimeoutMs ?? 60_000,
       guard: this.#guard,
-      planFiles: new PlanFiles(this.runDir, this.scopes.blobs),
+      // Unconfined, no copy shows a write into the plan's directory: the whole of it is watched instead.
+      planFiles: PlanFiles.forRun(
+        this.runDir,
+        this.scopes.blobs,
+        !this.#bwrap && this.#unsandboxed,
+        this.#runsDir,
+      ),
       refusals: this.refusals,
       scope: scopeOf,
       rel,
@@ -204,7 +210,7 @@ export class World {
     // Tails start before the process does, so nothing it writes first can be skipped.
     const metrics = new JsonlTail(`${scope}/metrics.jsonl`);
     if (!fresh || catchup > 0) metrics.skipToEnd();
-    const refused = this.#refused(id, attempt, cmd);
+    const refused = refusedWrites(this.refusals, `${this.runDir}/logs/${id}.err`, id, attempt, cmd);
     let proc: Proc;
     let lock: Lockstep | null = null;
     let audit = cmd.audit;
@@ -228,13 +234,6 @@ export class World {
     // rebuilt from replay.jsonl has sorted keys where the original had the plan's order.
     if (lock && cmd.config) lock.sendLine(canonical({ config: cmd.config }));
     this.#handle(node, attempt, cmd, proc, lock, accept, metrics, audit, catchup > 0, refused);
-  }
-
-  /** Notes the lanes an attempt's layout left read-only, and reads its stderr for writes refused there. */
-  #refused(id: NodeId, attempt: number, cmd: Command): StderrRefusals | null {
-    this.refusals.add(id, attempt, "worker", cmd.refusing);
-    const lanes = cmd.refusing.map((r) => r.path);
-    return lanes.length ? new StderrRefusals(`${this.runDir}/logs/${id}.err`, lanes, cmd.cwd) : null;
   }
 
   /** Registers a started (or re-attached) attempt; a queued job counts as running only once it runs. */
@@ -328,7 +327,7 @@ export class World {
       state.plan.protocol.metric,
     );
     const accept = Acceptance.prepare(state, node, this.runDir, this.#bwrap, true);
-    const refused = this.#refused(id, ns.attempt, cmd);
+    const refused = refusedWrites(this.refusals, `${this.runDir}/logs/${id}.err`, id, ns.attempt, cmd);
     this.#handle(node, ns.attempt, cmd, job.proc, null, accept, metrics, job.audit, true, refused);
   }
 

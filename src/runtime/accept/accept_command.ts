@@ -188,7 +188,8 @@ export function acceptanceCommand(
         kind: "evaluator",
         cmd: argv[0]!,
         args: argv.slice(1),
-        env: { ...baseEnv(), ARROW_SCOPE: scope, ARROW_NODE: node.id },
+        // A cache Python writes beside an imported module would be a change of the plan's directory.
+        env: { ...baseEnv(), ARROW_SCOPE: scope, ARROW_NODE: node.id, PYTHONDONTWRITEBYTECODE: "1" },
         argv: shown,
         evaluator: argv,
       };
@@ -239,6 +240,7 @@ export function acceptanceCommand(
     ARROW_RUN_DIR: runDir,
     ARROW_SCOPE: scope,
     ARROW_NODE: node.id,
+    PYTHONDONTWRITEBYTECODE: "1",
   };
   if (!bwrap) return { kind: "argv", cmd: argv[0]!, args: argv.slice(1), env, argv };
   const b = boxed(state, node, runDir, bwrap, argv, []);

@@ -43,6 +43,22 @@ export class RefusalLog {
   }
 }
 
+/**
+ * Notes the lanes an attempt's layout left read-only (`cmd.refusing`), and reads its stderr (`errLog`) for
+ * writes refused there; null when there are none.
+ */
+export function refusedWrites(
+  log: RefusalLog,
+  errLog: string,
+  node: NodeId,
+  attempt: number,
+  cmd: { refusing: readonly Refusal[]; cwd: string },
+): StderrRefusals | null {
+  log.add(node, attempt, "worker", cmd.refusing);
+  const lanes = cmd.refusing.map((r) => r.path);
+  return lanes.length ? new StderrRefusals(errLog, lanes, cmd.cwd) : null;
+}
+
 /** Most bytes of stderr read per look: a chatty program cannot make SENSE slow. */
 const MAX_READ = 1 << 20;
 const EROFS = /read-only file system/i;
