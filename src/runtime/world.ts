@@ -210,7 +210,7 @@ export class World {
     // Tails start before the process does, so nothing it writes first can be skipped.
     const metrics = new JsonlTail(`${scope}/metrics.jsonl`);
     if (!fresh || catchup > 0) metrics.skipToEnd();
-    const refused = refusedWrites(this.refusals, `${this.runDir}/logs/${id}.err`, id, attempt, cmd);
+    const refused = refusedWrites(this.refusals, this.runDir, node, attempt, cmd);
     let proc: Proc;
     let lock: Lockstep | null = null;
     let audit = cmd.audit;
@@ -327,7 +327,7 @@ export class World {
       state.plan.protocol.metric,
     );
     const accept = Acceptance.prepare(state, node, this.runDir, this.#bwrap, true);
-    const refused = refusedWrites(this.refusals, `${this.runDir}/logs/${id}.err`, id, ns.attempt, cmd);
+    const refused = refusedWrites(this.refusals, this.runDir, node, ns.attempt, cmd);
     this.#handle(node, ns.attempt, cmd, job.proc, null, accept, metrics, job.audit, true, refused);
   }
 

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { NodeId } from "../../graph/types.ts";
+import type { NodeId, PlanNode } from "../../graph/types.ts";
 import type { Event } from "../../model/events.ts";
 import type { LaneRefusal, RunState } from "../../model/state.ts";
 import type { Refusal } from "./lanes.ts";
@@ -44,19 +44,23 @@ export class RefusalLog {
 }
 
 /**
- * Notes the lanes an attempt's layout left read-only (`cmd.refusing`), and reads its stderr (`errLog`) for
- * writes refused there; null when there are none.
+ * Notes the lanes an attempt's layout left read-only (`cmd.refusing`), and reads its stderr for writes
+ * refused there — a program's `logs/<node>.err`, an agent's commands' stderr in its transcript; null when
+ * there are none.
  */
 export function refusedWrites(
   log: RefusalLog,
-  errLog: string,
-  node: NodeId,
+  runDir: string,
+  node: Pick<PlanNode, "id" | "worker">,
   attempt: number,
   cmd: { refusing: readonly Refusal[]; cwd: string },
 ): StderrRefusals | null {
-  log.add(node, attempt, "worker", cmd.refusing);
+  log.add(node.id, attempt, "worker", cmd.refusing);
   const lanes = cmd.refusing.map((r) => r.path);
-  return lanes.length ? new StderrRefusals(errLog, lanes, cmd.cwd) : null;
+  if (!lanes.length) return null;
+  return node.worker?.type === "agent"
+    ? new StderrRefusals(`${runDir}/logs/agent/${node.id}.jsonl`, lanes, cmd.cwd, true)
+    : new StderrRefusals(`${runDir}/logs/${node.id}.err`, lanes, cmd.cwd);
 }
 
 /** Most bytes of stderr read per look: a chatty program cannot make SENSE slow. */
@@ -97,8 +101,16 @@ export class StderrRefusals {
   #partial = "";
   readonly #seen = new Set<string>();
 
-  /** Reads `path` from its size now on (earlier attempts' lines are theirs), resolving from `cwd`. */
-  constructor(readonly path: string, readonly lanes: readonly string[], readonly cwd: string) {
+  /**
+   * Reads `path` from its size now on (earlier attempts' lines are theirs), resolving from `cwd`;
+   * `transcript`: each line is an agent transcript record, and a command record's stderr is the text.
+   */
+  constructor(
+    readonly path: string,
+    readonly lanes: readonly string[],
+    readonly cwd: string,
+    readonly transcript = false,
+  ) {
     this.#offset = sizeOf(path);
   }
 
@@ -117,7 +129,8 @@ export class StderrRefusals {
     }
     const lines = text.split("\n");
     this.#partial = (lines.pop() ?? "").slice(-4096);
-    const out = refusedPaths(lines.join("\n"), this.lanes, this.cwd).filter((p) => !this.#seen.has(p));
+    const said = this.transcript ? lines.map(commandStderr) : lines;
+    const out = refusedPaths(said.join("\n"), this.lanes, this.cwd).filter((p) => !this.#seen.has(p));
     for (const p of out) this.#seen.add(p);
     return out;
   }
@@ -134,6 +147,16 @@ export function refusedPaths(text: string, lanes: readonly string[], cwd: string
     for (const p of namedPaths(line, cwd)) if (lanes.some((l) => under(p, l))) out.add(p);
   }
   return [...out];
+}
+
+/** The stderr of an agent transcript's command record (one JSON line), else nothing. */
+function commandStderr(line: string): string {
+  try {
+    const o = JSON.parse(line) as { type?: unknown; stderr?: unknown };
+    return o.type === "command" && typeof o.stderr === "string" ? o.stderr : "";
+  } catch {
+    return "";
+  }
 }
 
 function sizeOf(path: string): number {

@@ -66,3 +66,20 @@ Deno.test("RefusalLog notes an attempt's read-only lanes once, and a new attempt
     },
   }]);
 });
+
+Deno.test("StderrRefusals on an agent's transcript reads its command records' stderr, nothing else", () => {
+  const dir = Deno.makeTempDirSync({ prefix: "arrow-refusals-test-" });
+  const tr = `${dir}/N4.jsonl`;
+  try {
+    Deno.writeTextFileSync(tr, "");
+    const r = new StderrRefusals(tr, ["/run/nodes/N2"], "/run/nodes/N4", true);
+    const lines = [
+      { type: "reply", content: "echo x > /run/nodes/N2/a: Read-only file system" },
+      { type: "command", stdout: "", stderr: "bash: line 1: ../N2/evil.txt: Read-only file system\n" },
+    ];
+    Deno.writeTextFileSync(tr, lines.map((l) => JSON.stringify(l)).join("\n") + "\nnot json\n");
+    deepEqual(r.read(), ["/run/nodes/N2/evil.txt"], "what the agent said is no evidence; what bash said is");
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
