@@ -38,8 +38,10 @@ function plan(dir: string): string {
     }],
     edges: [],
   };
-  Deno.writeTextFileSync(`${dir}/plan.yaml`, stringify(doc));
-  return `${dir}/plan.yaml`;
+  // The plan in a directory of its own: an unconfined worker's write beside the plan is a SCOPE_VIOLATION.
+  Deno.mkdirSync(`${dir}/plan`);
+  Deno.writeTextFileSync(`${dir}/plan/plan.yaml`, stringify(doc));
+  return `${dir}/plan/plan.yaml`;
 }
 
 /** The pid a daemon wrote into its beat file, or null before its first beat (or mid-write). */
