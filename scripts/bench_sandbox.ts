@@ -35,12 +35,19 @@ function setEntries(n: number) {
   }
 }
 
-type How = "lean" | "listed" | "lanes";
+/**
+ * lean: /tmp never listed; listed: the old way, every /tmp entry bound back; lanes: lean with copied and
+ * synced input lanes; full: lanes plus the real $HOME and project directory watched (their small top-level
+ * files given as copies) and the secrets under $HOME masked, as a command worker starts.
+ */
+type How = "lean" | "listed" | "lanes" | "full";
 
 async function start(how: How): Promise<{ ms: number; argv: number }> {
   const t0 = performance.now();
   const lean = how !== "listed";
-  const lanes = how === "lanes";
+  const lanes = how === "lanes" || how === "full";
+  const full = how === "full";
+  const home = Deno.env.get("HOME") ?? null;
   const { args } = bwrapLayout({
     runDir: run,
     runsDir: `${planDir}/runs`,
@@ -51,10 +58,10 @@ async function start(how: How): Promise<{ ms: number; argv: number }> {
     writable: [],
     shadowRoot: `${run}/.arrow/shadow/a.${Math.random().toString(36).slice(2)}`,
     scopes: ["a", "in", "src"],
-    watched: ["/tmp"],
+    watched: full ? ["/tmp", ...(home ? [home] : []), Deno.cwd()] : ["/tmp"],
     lean: lean ? ["/tmp"] : [],
     needed: [Deno.execPath()],
-    home: null,
+    home: full ? home : null,
   });
   const out = await new Deno.Command(bwrap!, { args: [...args, "--", "true"], stderr: "null" }).output();
   if (!out.success) throw new Error("bwrap did not start");
@@ -66,7 +73,7 @@ try {
   console.log("entries  layout  median_ms  argv");
   for (const n of [10, 5_000]) {
     setEntries(n);
-    for (const how of ["lean", "listed", "lanes"] as const) {
+    for (const how of ["lean", "listed", "lanes", "full"] as const) {
       const times: number[] = [];
       let argv = 0;
       for (let i = 0; i < repeats; i++) {

@@ -52,8 +52,10 @@ function plan(dir: string, kinds: string[]): string {
     })),
     edges: [],
   };
-  Deno.writeTextFileSync(`${dir}/plan.yaml`, stringify(doc));
-  return `${dir}/plan.yaml`;
+  // The plan in a directory of its own: an unconfined worker's write beside the plan is a SCOPE_VIOLATION.
+  Deno.mkdirSync(`${dir}/plan`);
+  Deno.writeTextFileSync(`${dir}/plan/plan.yaml`, stringify(doc));
+  return `${dir}/plan/plan.yaml`;
 }
 
 async function run(kinds: string[]) {

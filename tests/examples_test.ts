@@ -97,7 +97,10 @@ function variant(
   if (doc.protocol.evaluate) doc.protocol.evaluate = abs(doc.protocol.evaluate);
   for (const n of doc.nodes) if (n.worker?.argv) n.worker.argv = abs(n.worker.argv);
   edit(doc);
-  const path = `${dir}/${name}.yaml`;
+  // Each variant in a directory of its own: the variants run side by side, and a plan file written beside
+  // a running unconfined plan is a change of that plan's directory.
+  Deno.mkdirSync(`${dir}/${name}`, { recursive: true });
+  const path = `${dir}/${name}/${name}.yaml`;
   Deno.writeTextFileSync(path, stringify(doc));
   return path;
 }

@@ -2,9 +2,11 @@
  * A command worker that rewrites the plan's own evaluator (beside plan.yaml and runs/, the common layout) so
  * that it prints 0.999, then claims 0.999 under `@claim`: never verified, and the write is on the record —
  * under bubblewrap it lands in the plan directory's copy and is blamed on the writer; with `--unsandboxed`
- * (bwrap hidden) the evaluator is put back before the claim is judged and the edit is reported, blaming no
- * one, while the original evaluator refutes the claim. An acceptance script edited the same way is held to
- * the run's start too.
+ * (bwrap hidden) the evaluator is put back before the claim is judged and the edit is reported, blamed on
+ * the one unconfined program that was running (the evidence says on what basis), while the original
+ * evaluator refutes the claim. An acceptance script edited the same way is held to the run's start too, and
+ * a new file planted beside the evaluator (where Python would import it from) is seen either way: in the
+ * copy, or — unconfined — in the plan directory's listing, compared at every look.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { stringify } from "yaml";
@@ -20,9 +22,13 @@ const EVALUATOR = "import sys\nopen(sys.argv[1]).read()\nprint(0.79)\n";
 const writeManifest = (score: number, artifact?: string) =>
   manifest(score, "manifest written", artifact).filter((l) => !l.startsWith("```")).join("\n");
 
-function plan(dir: string, attack: "evaluator" | "acceptance"): unknown {
+type Attack = "evaluator" | "acceptance" | "new file";
+
+function plan(dir: string, attack: Attack): unknown {
   const evil = attack === "evaluator"
     ? `echo 'print(0.999)' > ${dir}/evaluate.py`
+    : attack === "new file"
+    ? `echo 'import builtins' > ${dir}/sitecustomize.py`
     : `printf '#!/bin/sh\\nexit 0\\n' > ${dir}/accept.sh`;
   return {
     question: "Is an edit of the plan's own evaluator caught?",
@@ -46,7 +52,7 @@ function plan(dir: string, attack: "evaluator" | "acceptance"): unknown {
         id: "N4",
         kind: "fast",
         role: "train",
-        acceptance: attack === "evaluator" ? ["@claim"] : ["sh", `${dir}/accept.sh`],
+        acceptance: attack === "acceptance" ? ["sh", `${dir}/accept.sh`] : ["@claim"],
         worker: {
           type: "command",
           argv: [
@@ -73,8 +79,8 @@ interface Incident {
   evidence: Record<string, unknown>;
 }
 
-async function attack(mode: (typeof MODES)[number], what: "evaluator" | "acceptance") {
-  const dir = await Deno.makeTempDir({ prefix: `arrow-plan-files-${what}-` });
+async function attack(mode: (typeof MODES)[number], what: Attack) {
+  const dir = await Deno.makeTempDir({ prefix: `arrow-plan-files-${what.replace(" ", "-")}-` });
   try {
     Deno.writeTextFileSync(`${dir}/evaluate.py`, EVALUATOR);
     // An acceptance script that refuses every claim: a worker that makes it pass has edited it.
@@ -106,14 +112,16 @@ const attempts = (i: Incident) =>
   i.evidence.attempts as { path: string; op: string; stopped_by: string | null; reverted: boolean }[];
 
 for (const mode of MODES) {
-  for (const what of ["evaluator", "acceptance"] as const) {
+  for (const what of ["evaluator", "acceptance", "new file"] as const) {
     Deno.test({
-      name:
-        `[${mode.name}] a command worker that edits the plan's ${what} is on the record and never verified`,
+      name: `[${mode.name}] a command worker that ${
+        what === "new file" ? "plants a file beside the evaluator" : `edits the plan's ${what}`
+      } is on the record and never verified`,
       ignore: mode.name === "bwrap" && needs("plan_files_test", "the bubblewrap mode", NO_BWRAP),
       fn: async () => {
         const got = await attack(mode, what);
-        const file = what === "evaluator" ? "evaluate.py" : "accept.sh";
+        const file =
+          { evaluator: "evaluate.py", acceptance: "accept.sh", "new file": "sitecustomize.py" }[what];
         const sv = got.incidents.filter((i) => i.type === "SCOPE_VIOLATION");
         ok(sv.length > 0, `no SCOPE_VIOLATION: ${JSON.stringify(got.incidents)}`);
         for (const i of sv) {
@@ -122,12 +130,18 @@ for (const mode of MODES) {
           if (mode.name === "bwrap") {
             deepEqual([i.node, i.evidence.writer, a.stopped_by], ["N4", "N4", "bwrap-shadow"]);
           } else {
+            // No layer saw it; N4 was the only unconfined program running. A held file is put back; a new
+            // one was never kept, so it is left where it is (named, never removed).
             deepEqual([i.node, i.evidence.writer, a.stopped_by, a.reverted], [
-              "N0",
-              "unattributed",
+              "N4",
+              "N4",
               null,
-              true,
+              what !== "new file",
             ]);
+            ok(
+              String(i.evidence.basis).startsWith("N4 was the only program running"),
+              String(i.evidence.basis),
+            );
           }
         }
         ok(got.n4 !== "verified", `N4 was verified by an edited ${what}`);

@@ -10,7 +10,7 @@
  */
 import type { NodeId } from "../graph/types.ts";
 import type { EscapeAttempt } from "../model/evidence.ts";
-import type { Observations } from "../model/observe.ts";
+import type { Observations, PlanFileObs } from "../model/observe.ts";
 import { nodeOf } from "../model/topology.ts";
 import type { Tx } from "../model/tx.ts";
 import * as sup from "../overwatch/supervisor.ts";
@@ -22,7 +22,8 @@ export function scopeChecks(tx: Tx, obs: Observations): void {
   for (const id of tx.state.plan.order) {
     for (const e of obs.nodes[id]?.escapes ?? []) {
       const list = byWriter.get(id) ?? [];
-      list.push({ path: e.path, op: e.op, stopped_by: e.stopped ? e.via : null, reverted: false });
+      const seen = e.seen_in ? { seen_in: e.seen_in } : {};
+      list.push({ path: e.path, op: e.op, stopped_by: e.stopped ? e.via : null, reverted: false, ...seen });
       byWriter.set(id, list);
       claimed.add(e.path);
     }
@@ -66,40 +67,61 @@ export function scopeChecks(tx: Tx, obs: Observations): void {
       worldChanged(tx, g.owner, irreparable);
     }
   }
-  planFileChecks(tx, obs.planFiles ?? [], byWriter, unconfined);
+  const basis = new Map<NodeId, string>();
+  planFileChecks(tx, obs.planFiles ?? [], byWriter, basis);
   for (const [writer, escapes] of byWriter) {
-    if (tx.state.nodes[writer]!.status === "running") sup.scopeViolation(tx, writer, null, escapes);
+    const why = basis.get(writer);
+    if (tx.state.nodes[writer]!.status === "running") {
+      sup.scopeViolation(tx, writer, null, escapes, why ? { basis: why } : {});
+    }
   }
 }
 
 /**
- * The plan's evaluator or acceptance files changed (SENSE put them back where it could). A write a sandbox
- * layer attributed is its writer's; any other is reported on the node that owns the protocol (the files
- * judge every claim), blaming no one. Whether a claim may stand is SENSE's: it refuses every claim while a
- * file it could not put back is different.
+ * The plan's evaluator or acceptance files changed (SENSE put them back where it could), or — in an
+ * unconfined run — anything in the plan's directory. A write a sandbox layer attributed is its writer's.
+ * Any other is blamed as far as the evidence goes: on the one unconfined program that could have made it
+ * (the evidence says so, `basis`); else reported on the node that owns the protocol (the files judge every
+ * claim), naming every program that could have, or saying none could. Whether a claim may stand is SENSE's:
+ * it refuses every claim while a file it could not put back is different.
  */
 function planFileChecks(
   tx: Tx,
-  changes: readonly { path: string; restored: boolean }[],
+  changes: readonly PlanFileObs[],
   byWriter: Map<NodeId, EscapeAttempt[]>,
-  unconfined: NodeId[],
+  basis: Map<NodeId, string>,
 ): void {
-  const loose: EscapeAttempt[] = [];
+  const loose = new Map<string, { who: NodeId[]; attempts: EscapeAttempt[] }>();
   for (const c of changes) {
     const seen = [...byWriter.values()].flat().filter((e) => e.path === c.path);
     for (const e of seen) e.reverted = c.restored;
-    if (!seen.length) loose.push({ path: c.path, op: "write", stopped_by: null, reverted: c.restored });
+    if (seen.length) continue;
+    const who = c.during ?? [];
+    const group = loose.get(who.join(",")) ?? { who, attempts: [] };
+    group.attempts.push({ path: c.path, op: c.op ?? "write", stopped_by: null, reverted: c.restored });
+    loose.set(who.join(","), group);
   }
-  if (!loose.length) return;
   const plan = tx.state.plan;
   const owner = plan.nodes.find((n) => n.role === "protocol")?.id ?? plan.order[0]!;
-  sup.scopeViolation(tx, null, owner, loose, {
-    unattributed: unconfined.length
-      ? `${unconfined.join(", ")} ran without a sandbox layer (--unsandboxed), so no layer saw who wrote ` +
-        `the plan's files`
-      : "no sandbox layer saw the write into the plan's files",
-    irreparable: loose.filter((e) => !e.reverted).map((e) => e.path),
-  });
+  for (const { who, attempts } of loose.values()) {
+    const [one] = who;
+    if (who.length === 1 && tx.state.nodes[one!]?.status === "running") {
+      byWriter.set(one!, [...byWriter.get(one!) ?? [], ...attempts]);
+      basis.set(
+        one!,
+        `${one} was the only program running without a sandbox layer (--unsandboxed) when the plan's ` +
+          `files changed; no layer saw the write itself`,
+      );
+      continue;
+    }
+    sup.scopeViolation(tx, null, owner, attempts, {
+      unattributed: who.length
+        ? `${who.join(", ")} ran without a sandbox layer (--unsandboxed); any of them could have written ` +
+          `the plan's files, and no layer saw which`
+        : "no sandbox layer saw the write into the plan's files",
+      irreparable: attempts.filter((e) => !e.reverted).map((e) => e.path),
+    });
+  }
 }
 
 /**

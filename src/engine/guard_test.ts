@@ -50,3 +50,27 @@ Deno.test("scopeChecks() blocks a victim overwritten beyond repair ACCEPT_MAX_LA
   deepEqual((seen.at(-1)!.evidence as { blocked: string[] }).blocked, ["A"]);
   equal(s.nodes.U!.status, "running", "no one else is blamed");
 });
+
+Deno.test("scopeChecks() blames a plan-directory change on the one unconfined program running, saying why; several are named, none blamed", () => {
+  const r0 = loadPlan(PLAN, "g.yaml");
+  if (!r0.plan) throw new Error(r0.errors.map((e) => e.message).join("; "));
+  const s = tick(prepare(r0.plan, [], "unit", "real"), []).state;
+  const change = { path: "/plan/sitecustomize.py", op: "write" as const, restored: false };
+  const one = step(s, { ...finishing(s, []), unconfined: ["U"], planFiles: [{ ...change, during: ["U"] }] });
+  const [v] = incidents(one).filter((i) => i.type === "SCOPE_VIOLATION");
+  equal(v?.node, "U");
+  const ev = v!.evidence as { writer: string; basis?: string; attempts: unknown[] };
+  equal(ev.writer, "U");
+  ok(ev.basis?.startsWith("U was the only program running without a sandbox layer"), ev.basis);
+  deepEqual(ev.attempts, [{ path: change.path, op: "write", stopped_by: null, reverted: false }]);
+  const two = step(s, {
+    ...finishing(s, []),
+    unconfined: ["A", "U"],
+    planFiles: [{ ...change, during: ["A", "U"] }],
+  });
+  const [w] = incidents(two).filter((i) => i.type === "SCOPE_VIOLATION");
+  const ew = w!.evidence as { writer: string; unattributed?: string };
+  equal(ew.writer, "unattributed");
+  ok(ew.unattributed?.startsWith("A, U ran without a sandbox layer"), ew.unattributed);
+  equal(two.state.nodes.U!.status, "running", "no one is blamed on a guess");
+});

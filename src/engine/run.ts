@@ -104,8 +104,9 @@ export async function drive(
       else r = step(state, await world.sense(state, state.tick + 1));
       if (opts.signal?.aborted) break;
       await world.execute(r.state, r.actions);
-      // Jobs submitted or changed state (Slurm runtime only): recorded in the tick they were seen.
-      const notes = world.jobNotes(r.state);
+      // Jobs submitted or changed state (Slurm runtime only), and lanes a sandbox left read-only (too large
+      // to copy): recorded in the tick they were seen.
+      const notes = [...world.jobNotes(r.state), ...world.refusals.notes(r.state)];
       if (notes.length) r = withEvents(r, notes);
       if (r.state.verdict === null) world.prewarm(r.state, (id) => soonReady(r.state, id));
       world.scopes.record(r.state, touchedBy(state, r));

@@ -164,6 +164,8 @@ export interface EscapeAttempt {
   op: string;
   /** Sandbox layer that refused or caught the write, or null when it landed. */
   stopped_by: string | null;
+  /** Where a write refused in silence was seen (a read-only mount: "the program's stderr"). */
+  seen_in?: string;
   /** True once the scope was restored and re-hashed to its recorded content. */
   reverted: boolean;
 }
@@ -176,6 +178,11 @@ export interface ScopeEvidence {
   blocked: NodeId[];
   /** Why the writer could not be named (no sandbox layer saw the write). */
   unattributed?: string;
+  /**
+   * Why a write no sandbox layer saw is blamed on its writer all the same: it was the only program that
+   * could have made it (the one unconfined program running while the plan's directory changed).
+   */
+  basis?: string;
   /** Paths that could not be restored (their content was never kept): the victim re-runs. */
   irreparable?: string[];
   /** How many times this scope was changed irreparably by an unnamed writer; at ACCEPT_MAX_LAPS the victim

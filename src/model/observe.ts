@@ -13,8 +13,13 @@ import type { Manifest } from "./state.ts";
 export interface EscapeObs {
   path: string;
   op: string;
-  /** Layer that saw it: Deno's permission audit, the bubblewrap shadow, or the fingerprint guard. */
-  via: "deno-audit" | "bwrap-shadow" | "guard";
+  /**
+   * Layer that saw it: Deno's permission audit, the bubblewrap shadow, the fingerprint guard, or a
+   * read-only mount that refused it (seen in what the program itself reported: `seen_in`).
+   */
+  via: "deno-audit" | "bwrap-shadow" | "guard" | "read-only mount";
+  /** Where a refused write was seen, when no layer saw it itself ("the program's stderr"). */
+  seen_in?: string;
   /** True when the write never landed (the sandbox refused it or caught it in a shadow). */
   stopped: boolean;
 }
@@ -104,7 +109,21 @@ export interface Observations {
    * The plan's evaluator and acceptance files found changed since the run started (absolute paths), each
    * put back or not: a write into the plan's own files that no sandbox layer saw.
    */
-  planFiles?: { path: string; restored: boolean }[];
+  planFiles?: PlanFileObs[];
+}
+
+/** A change in the plan's own files, or (unconfined runs) anywhere in the plan's directory. */
+export interface PlanFileObs {
+  path: string;
+  /** Absent: a held file (the evaluator, an acceptance file) changed. */
+  op?: "write" | "delete";
+  /** True once the file holds its recorded content again (only held files can be put back). */
+  restored: boolean;
+  /**
+   * The programs that could have made it, no sandbox layer confining them: the unconfined nodes running
+   * since the last look, or the unconfined acceptance checks that just ran (absent: none could).
+   */
+  during?: NodeId[];
 }
 
 export function emptyNodeObs(fp: string): NodeObs {

@@ -162,10 +162,25 @@ export interface NodeState {
    */
   job?: { id: string; attempt: number; state: string };
   /**
+   * Lanes the latest attempt's sandbox left read-only (past COPY_LIMIT or MAX_SHADOWED_ENTRIES), where a
+   * write is refused rather than caught in a shadow (absent when there are none, so no other run changes).
+   */
+  refused?: LaneRefusal[];
+  /**
    * An agent node's own steps (live path only; absent everywhere else, so no other run's state or black
    * box changes): what the step detectors remember of the current attempt.
    */
   agent?: AgentTrack;
+}
+
+/** A lane bound read-only for a node's attempt: its worker's sandbox, or its acceptance check's. */
+export interface LaneRefusal {
+  attempt: number;
+  by: "worker" | "acceptance";
+  /** Run-relative inside the run (`nodes/N3`), absolute outside it. */
+  path: string;
+  /** The limit it is past (`more than 2,000 files (COPY_LIMIT)`). */
+  why: string;
 }
 
 /** What the detectors remember of an attempt's agent steps (overwatch/agent_steps.ts). */

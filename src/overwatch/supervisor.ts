@@ -177,7 +177,7 @@ export function scopeViolation(
   writer: NodeId | null,
   victim: NodeId | null,
   attempts: EscapeAttempt[],
-  opts: { unattributed?: string; irreparable?: string[]; times?: number } = {},
+  opts: { unattributed?: string; basis?: string; irreparable?: string[]; times?: number } = {},
 ): void {
   const node = writer ?? victim!;
   // A victim whose scope keeps being overwritten beyond repair is blocked, not re-run once more.
@@ -190,6 +190,7 @@ export function scopeViolation(
     attempts,
     blocked: blocked ? [blocked, ...liveDownstream(tx, blocked)] : [],
     ...(opts.unattributed ? { unattributed: opts.unattributed } : {}),
+    ...(opts.basis ? { basis: opts.basis } : {}),
     ...(opts.irreparable?.length ? { irreparable: opts.irreparable } : {}),
     ...(opts.times ? { times: opts.times } : {}),
   }, fuseVictim ? "fuse" : RUNG.SCOPE_VIOLATION);

@@ -151,6 +151,7 @@ export function renderReport(
   }
 
   lines.push(...jobSection(state));
+  lines.push(...refusedSection(state));
   lines.push(...usageSection(state, usage));
   lines.push(...blackBoxSection(incidents));
   return renderDocument("Anytime report", state.scenario, [lines]);
@@ -170,4 +171,24 @@ function jobSection(state: RunState): string[] {
       }),
     ),
   );
+}
+
+/** Lanes a node's sandbox bound read-only, too large to copy (absent on every run that has none). */
+function refusedSection(state: RunState): string[] {
+  const rows = state.plan.order.flatMap((id) => (state.nodes[id]?.refused ?? []).map((r) => ({ id, ...r })));
+  if (!rows.length) return [];
+  const out = [
+    "## Lanes bound read-only",
+    "",
+    "A write there is refused rather than caught in a shadow; it is on the record only when the program's " +
+    "own error names the path.",
+    "",
+    "| node | attempt | by | lane | why |",
+    "|---|---|---|---|---|",
+  ];
+  for (const r of rows) {
+    out.push(`| ${mdInline(r.id)} | ${r.attempt} | ${r.by} | ${cell(r.path)} | ${cell(r.why)} |`);
+  }
+  out.push("");
+  return out;
 }

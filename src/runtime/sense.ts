@@ -18,6 +18,7 @@ import type { JobEnd, Proc } from "./backend/backend.ts";
 import type { Fingerprinter, ScopePrint } from "./scope/fingerprint.ts";
 import type { GuardSchedule } from "./guard_schedule.ts";
 import { shadowPath, shadowWrites, syncLane } from "./sandbox/bwrap.ts";
+import { type RefusalLog, refusedPaths, type StderrRefusals } from "./sandbox/refusals.ts";
 import type { Command, Shadow } from "./backend/launch.ts";
 import type { Lockstep } from "./lockstep.ts";
 import { readManifest } from "./scope/manifest.ts";
@@ -31,7 +32,7 @@ import {
 } from "./scope/node_files.ts";
 import { stopGroup } from "./proc/proc.ts";
 import type { ScopeRecord } from "./scope/scope_record.ts";
-import type { PlanFiles } from "./scope/plan_files.ts";
+import type { PlanFileChange, PlanFiles } from "./scope/plan_files.ts";
 import type { StepsTail } from "./proc/steps_tail.ts";
 import { type JsonlTail, MAX_LINE, MAX_POINTS, metricPoints, thinPoints } from "./proc/tail.ts";
 import type { RunClock } from "./proc/watch.ts";
@@ -63,6 +64,8 @@ export interface Handle {
   audit: AuditReader | null;
   shadows: Shadow[];
   shadowSeen: Set<string>;
+  /** Writes refused under the read-only lanes of its layout, as its stderr names them (null: none). */
+  refused: StderrRefusals | null;
   usage: UsageTail;
   /** An agent's own steps (llm/steps.ts), null for every other worker. */
   steps: StepsTail | null;
@@ -87,6 +90,8 @@ export interface SenseContext {
   readonly guard: GuardSchedule;
   /** The plan's evaluator and acceptance files, held to the run's start. */
   readonly planFiles: PlanFiles;
+  /** The lanes each node's sandboxes left read-only, for the record. */
+  readonly refusals: RefusalLog;
   scope(n: PlanNode): string;
   rel(abs: string): string;
   noteJob(id: NodeId, proc: Proc): void;
@@ -178,9 +183,13 @@ export class Sensor {
     // read — after every node's files, so a checkpoint this tick observed is in every reader's copy.
     for (const id of running) for (const shadow of this.#w.handles.get(id)?.shadows ?? []) syncLane(shadow);
     // Right before any claim is judged: the files that judge it are as the run started, or put back.
-    const planChanges = this.#w.planFiles.check(state);
-    if (planChanges.length) obs.planFiles = planChanges;
+    // Unconfined programs running since the last look are who could have changed them.
+    const during = (changes: PlanFileChange[], who: NodeId[]) =>
+      changes.map((c) => who.length ? { ...c, during: [...who].sort() } : c);
+    const planChanges = during(this.#w.planFiles.check(state), obs.unconfined);
     const broken = this.#w.planFiles.broken(state);
+    /** Unconfined acceptance checks run this tick: what they leave in the plan's files is theirs. */
+    const checkers: NodeId[] = [];
     await Promise.all([...exits].map(async ([id, exit]) => {
       const node = nodeOf(state.plan, id);
       const h = this.#w.handles.get(id);
@@ -207,11 +216,19 @@ export class Sensor {
             `judged by an edited file`,
         )
         : await acceptance.run();
-      // What the check itself tried to write outside its read-only lane is the node's too.
+      const ran = acceptance.cmd.kind !== "builtin" && !broken.length && !acceptance.cmd.refuse;
+      if (ran && !acceptance.cmd.shadows) checkers.push(id);
+      // What the check itself tried to write outside its read-only lane is the node's too: caught in a
+      // shadow, or refused by a read-only mount and named by its own stderr.
       for (const shadow of acceptance.cmd.shadows ?? []) {
         for (const { rel, op } of shadowWrites(shadow)) {
           o.escapes.push({ path: shadowPath(shadow, rel), op, via: "bwrap-shadow", stopped: true });
         }
+      }
+      this.#w.refusals.add(id, state.nodes[id]!.attempt, "acceptance", acceptance.cmd.refusing ?? []);
+      for (const p of refusedPaths(accept.stderr, acceptance.cmd.readOnly ?? [], this.#w.scope(node))) {
+        const seen_in = "the acceptance check's stderr";
+        o.escapes.push({ path: this.#w.rel(p), op: "write", via: "read-only mount", seen_in, stopped: true });
       }
       const { manifest, error } = readManifest(this.#w.scope(node));
       const observedBest = node.kind === "long"
@@ -227,6 +244,8 @@ export class Sensor {
         ...(h?.malformed ? { malformedLines: h.malformed } : {}),
       };
     }));
+    if (checkers.length) planChanges.push(...during(this.#w.planFiles.check(state), checkers));
+    if (planChanges.length) obs.planFiles = planChanges;
     this.#w.scans.clear();
     const idle = state.plan.order.filter((id) =>
       state.nodes[id]!.spawned && state.nodes[id]!.status !== "running"
@@ -303,6 +322,10 @@ export class Sensor {
       for (const p of h.audit.escapes()) {
         o.escapes.push({ path: this.#w.rel(p), op: "write", via: "deno-audit", stopped: true });
       }
+    }
+    for (const p of h?.refused?.read() ?? []) {
+      const seen_in = "the program's stderr";
+      o.escapes.push({ path: this.#w.rel(p), op: "write", via: "read-only mount", seen_in, stopped: true });
     }
     for (const shadow of h?.shadows ?? []) {
       for (const { rel, op } of shadowWrites(shadow)) {

@@ -14,6 +14,7 @@ import { nodeOf } from "../model/topology.ts";
 import type { Observations } from "../model/observe.ts";
 import { Acceptance } from "./accept/accept.ts";
 import { AuditReader, inside } from "./sandbox/audit.ts";
+import { RefusalLog, refusedWrites, type StderrRefusals } from "./sandbox/refusals.ts";
 import { type JobNote, placeOf, type Proc } from "./backend/backend.ts";
 import { LocalBackend } from "./backend/local.ts";
 import { type Attached, metricsResumeOffset } from "./backend/reattach.ts";
@@ -61,6 +62,8 @@ export class World {
   readonly standbys = new Standbys();
   /** Scope scans made by the last SENSE: what a verification snapshots (never a later, raced read). */
   readonly scans = new Map<NodeId, ScopePrint>();
+  /** The lanes each node's sandboxes left read-only, noted on the node (see refusals.notes). */
+  readonly refusals = new RefusalLog((abs) => this.rel(abs));
   #builtins: Record<string, BuiltinWorker>;
   #bwrap: string | null;
   #unsandboxed: boolean;
@@ -99,7 +102,14 @@ export class World {
       bwrap: this.#bwrap,
       ackTimeoutMs: opts.ackTimeoutMs ?? 60_000,
       guard: this.#guard,
-      planFiles: new PlanFiles(this.runDir, this.scopes.blobs),
+      // Unconfined, no copy shows a write into the plan's directory: the whole of it is watched instead.
+      planFiles: PlanFiles.forRun(
+        this.runDir,
+        this.scopes.blobs,
+        !this.#bwrap && this.#unsandboxed,
+        this.#runsDir,
+      ),
+      refusals: this.refusals,
       scope: scopeOf,
       rel,
       noteJob,
@@ -196,6 +206,7 @@ export class World {
     // Tails start before the process does, so nothing it writes first can be skipped.
     const metrics = new JsonlTail(`${scope}/metrics.jsonl`);
     if (!fresh || catchup > 0) metrics.skipToEnd();
+    const refused = refusedWrites(this.refusals, this.runDir, node, attempt, cmd);
     let proc: Proc;
     let lock: Lockstep | null = null;
     let audit = cmd.audit;
@@ -218,7 +229,7 @@ export class World {
     // Canonical JSON: a worker's output may depend on its config's bytes (its code_sha does), and a state
     // rebuilt from replay.jsonl has sorted keys where the original had the plan's order.
     if (lock && cmd.config) lock.sendLine(canonical({ config: cmd.config }));
-    this.#handle(node, attempt, cmd, proc, lock, accept, metrics, audit, catchup > 0);
+    this.#handle(node, attempt, cmd, proc, lock, accept, metrics, audit, catchup > 0, refused);
   }
 
   /** Registers a started (or re-attached) attempt; a queued job counts as running only once it runs. */
@@ -232,6 +243,7 @@ export class World {
     metrics: JsonlTail,
     audit: string | null,
     caughtUp: boolean,
+    refused: StderrRefusals | null,
   ): void {
     const id = node.id;
     const scope = this.scope(node);
@@ -250,6 +262,7 @@ export class World {
       audit: audit ? new AuditReader(audit, [scope, cmd.config?.faultLog ?? scope], scope) : null,
       shadows: cmd.shadows,
       shadowSeen: new Set(),
+      refused,
       usage,
       steps,
       burned: 0,
@@ -315,7 +328,8 @@ export class World {
       state.plan.protocol.metric,
     );
     const accept = Acceptance.prepare(state, node, this.runDir, this.#bwrap, true);
-    this.#handle(node, ns.attempt, cmd, job.proc, null, accept, metrics, job.audit, true);
+    const refused = refusedWrites(this.refusals, this.runDir, node, ns.attempt, cmd);
+    this.#handle(node, ns.attempt, cmd, job.proc, null, accept, metrics, job.audit, true, refused);
   }
 
   /** A worker that cannot even start is a crash of its attempt: a process that exits at once says why. */

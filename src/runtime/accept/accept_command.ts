@@ -10,7 +10,7 @@ import type { PlanNode } from "../../graph/types.ts";
 import type { RunState } from "../../model/state.ts";
 import { ancestors, parents } from "../../model/topology.ts";
 import { ACCEPT_EPS } from "../../thresholds.ts";
-import { bwrapLayout, type Shadow } from "../sandbox/bwrap.ts";
+import { bwrapLayout, type Refusal, type Shadow } from "../sandbox/bwrap.ts";
 import { readManifest } from "../scope/manifest.ts";
 import {
   baseEnv,
@@ -37,6 +37,10 @@ export interface AcceptanceCommand {
   refuse?: string;
   /** Under bubblewrap, where a write outside its (read-only) lane lands and is seen after it ran. */
   shadows?: Shadow[];
+  /** Under bubblewrap, the scope when it was too large to copy (a write to it is refused, not caught). */
+  refusing?: Refusal[];
+  /** Under bubblewrap, the lanes bound read-only (its inputs, a refusing scope): what its stderr may name. */
+  readOnly?: string[];
 }
 
 /** The scope holding the frozen data set: the verified data node whose manifest carries the frozen hashes. */
@@ -97,16 +101,17 @@ function boxed(
   bwrap: string,
   argv: string[],
   extraReadable: string[],
-): { cmd: string; args: string[]; scratch: string; shadows: Shadow[] } {
+): Pick<AcceptanceCommand, "cmd" | "args" | "shadows" | "refusing" | "readOnly"> & { scratch: string } {
   const scratch = scratchDir(runDir, `${node.id}.accept`);
   makeScratch(scratch);
   // One shadow per attempt's check, so a check is never blamed for what an earlier one wrote.
   const attempt = state.nodes[node.id]?.attempt ?? 0;
+  const readable = [...readableOf(state, node, runDir), ...extraReadable];
   const layout = bwrapLayout({
     runDir,
     runsDir: null,
     scope: scopeDir(runDir, node),
-    readable: [...readableOf(state, node, runDir), ...extraReadable],
+    readable,
     writable: [scratch],
     shadowRoot: `${runDir}/.arrow/shadow/${node.id}.${attempt}.accept.${crypto.randomUUID().slice(0, 8)}`,
     scopes: [],
@@ -116,8 +121,17 @@ function boxed(
     needed: [...neededPaths(argv), ...(state.plan.dir ? [state.plan.dir] : [])],
     home: Deno.env.get("HOME") ?? null,
     readOnly: true,
+    // The scope it judges is a copy (within COPY_LIMIT): a check that rewrites it is seen, not refused.
+    copyScope: true,
   });
-  return { cmd: bwrap, args: [...layout.args, "--", ...argv], scratch, shadows: layout.shadows };
+  return {
+    cmd: bwrap,
+    args: [...layout.args, "--", ...argv],
+    scratch,
+    shadows: layout.shadows,
+    refusing: layout.refusing,
+    readOnly: [...readable, ...layout.refusing.map((r) => r.path)],
+  };
 }
 
 export function acceptanceCommand(
@@ -174,7 +188,8 @@ export function acceptanceCommand(
         kind: "evaluator",
         cmd: argv[0]!,
         args: argv.slice(1),
-        env: { ...baseEnv(), ARROW_SCOPE: scope, ARROW_NODE: node.id },
+        // A cache Python writes beside an imported module would be a change of the plan's directory.
+        env: { ...baseEnv(), ARROW_SCOPE: scope, ARROW_NODE: node.id, PYTHONDONTWRITEBYTECODE: "1" },
         argv: shown,
         evaluator: argv,
       };
@@ -194,6 +209,8 @@ export function acceptanceCommand(
       argv: shown,
       evaluator: argv,
       shadows: b.shadows,
+      refusing: b.refusing,
+      readOnly: b.readOnly,
     };
   }
   if (head === "@manifest" || head === "@claim") {
@@ -223,6 +240,7 @@ export function acceptanceCommand(
     ARROW_RUN_DIR: runDir,
     ARROW_SCOPE: scope,
     ARROW_NODE: node.id,
+    PYTHONDONTWRITEBYTECODE: "1",
   };
   if (!bwrap) return { kind: "argv", cmd: argv[0]!, args: argv.slice(1), env, argv };
   const b = boxed(state, node, runDir, bwrap, argv, []);
@@ -233,6 +251,8 @@ export function acceptanceCommand(
     env: { ...env, TMPDIR: `${b.scratch}/tmp` },
     argv,
     shadows: b.shadows,
+    refusing: b.refusing,
+    readOnly: b.readOnly,
   };
 }
 

@@ -11,10 +11,12 @@ import { canonical } from "../../model/json.ts";
 import type { BuiltinWorker, WorkerConfig } from "../../workers/lib/config.ts";
 export type { BuiltinWorker };
 import { type BaitKind, BAITS } from "../../llm/bait.ts";
-import { bwrapLayout, type Shadow } from "../sandbox/bwrap.ts";
+import { bwrapLayout, type Refusal, type Shadow } from "../sandbox/bwrap.ts";
+import { besidePlan, expand } from "./argv.ts";
 import { type LaunchContext, protocolEnv, scopeDir, workerConfig } from "./worker_config.ts";
 
-export type { Shadow };
+export { besidePlan, expand } from "./argv.ts";
+export type { Refusal, Shadow };
 export {
   attemptFaults,
   faultLogOf,
@@ -43,6 +45,8 @@ export interface Command {
   sandbox: "deno" | "bwrap" | "none";
   /** Shadow directories where stray writes land under bubblewrap. */
   shadows: Shadow[];
+  /** Lanes bubblewrap binds read-only (too large to copy): a write there is refused, not caught. */
+  refusing: Refusal[];
   /** Config sent as the first stdin line (lock-step workers only). */
   config: WorkerConfig | null;
 }
@@ -123,24 +127,6 @@ export function denoScript(
   return { cmd: Deno.execPath(), args: ["run", ...flags, `${WORKERS_DIR}${script}.ts`, ...args], env };
 }
 
-export function expand(arg: string, vars: Record<string, string>): string {
-  return arg.replace(/\{(scope|run|node|nodes|plan|fault_log)\}/g, (_, k: string) => vars[k] ?? "");
-}
-
-/**
- * An argv word that names a file next to the plan (`train.py`, `lib/eval.py`) as an absolute path: a
- * program runs in its node's scope, not where the plan is. Flags, absolute paths, placeholders and words
- * that name no such file are left as they are.
- */
-export function besidePlan(word: string, dir: string | undefined): string {
-  if (!dir || !word || word.startsWith("/") || word.startsWith("-") || word.includes("{")) return word;
-  try {
-    return Deno.lstatSync(`${dir}/${word}`).isFile ? `${dir}/${word}` : word;
-  } catch {
-    return word;
-  }
-}
-
 /** The part of a worker's command that does not depend on the attempt: what a standby process is. */
 export function standbyKey(c: Command): string {
   return JSON.stringify([c.cmd, c.args, c.cwd, c.lockstep]);
@@ -197,7 +183,7 @@ export function sandboxed(ctx: LaunchContext, cfg: WorkerConfig, argv: string[],
     synced: sources,
     home: Deno.env.get("HOME") ?? null,
   });
-  return { args: [...layout.args, "--", ...argv], shadows: layout.shadows };
+  return { args: [...layout.args, "--", ...argv], shadows: layout.shadows, refusing: layout.refusing };
 }
 
 /**
@@ -253,6 +239,7 @@ export function workerCommand(ctx: LaunchContext, builtins: Record<string, Built
       audit: self ? null : audit,
       sandbox: boxed ? "bwrap" : self ? "none" : "deno",
       shadows: boxed?.shadows ?? [],
+      refusing: boxed?.refusing ?? [],
       config,
     };
   }
@@ -290,6 +277,7 @@ export function workerCommand(ctx: LaunchContext, builtins: Record<string, Built
       audit: null,
       sandbox: "none",
       shadows: [],
+      refusing: [],
       config: null,
     };
   }
@@ -303,6 +291,7 @@ export function workerCommand(ctx: LaunchContext, builtins: Record<string, Built
     audit: null,
     sandbox: "bwrap",
     shadows: boxed.shadows,
+    refusing: boxed.refusing,
     config: null,
   };
 }
@@ -394,6 +383,7 @@ function agentCommand(
     audit: null,
     sandbox: boxed ? "bwrap" : "none",
     shadows: boxed?.shadows ?? [],
+    refusing: boxed?.refusing ?? [],
     config: null,
   };
 }

@@ -17,9 +17,9 @@
  * @module
  */
 import { listFiles } from "../scope/scope_files.ts";
-import { copyable, copyLane, type Shadow, sigAt, signature } from "./lanes.ts";
+import { copyable, copyLane, type Refusal, type Shadow, sigAt, signature } from "./lanes.ts";
 
-export { COPY_LIMIT, type Shadow, shadowPath, signature, syncLane } from "./lanes.ts";
+export { COPY_LIMIT, type Refusal, type Shadow, shadowPath, signature, syncLane } from "./lanes.ts";
 
 /** Files and directories under $HOME that hold credentials: masked inside every sandbox. */
 export const SECRETS = [
@@ -76,12 +76,24 @@ export interface Layout {
    * is copied, but `watched` directories are still shadows when given.
    */
   readOnly?: boolean;
+  /**
+   * With `readOnly`: the scope is given as a copy (within COPY_LIMIT), compared after, so a check that
+   * writes the scope it judges is seen; past the limit it is bound read-only and named in `refusing`.
+   */
+  copyScope?: boolean;
   /** More host paths hidden like the run: a directory behind an empty shadow, a file behind /dev/null. */
   masked?: string[];
 }
 
 /** Most entries a watched directory may have to be shadowed (each is bound back one by one). */
 export const MAX_SHADOWED_ENTRIES = 400;
+
+/**
+ * Top-level regular files of a watched directory ($HOME, the project directory) given as copies in its
+ * shadow, so an edit of `~/.bashrc` or `<project>/evaluate.py` lands there and is seen: each at most
+ * `file` bytes, at most `files` of them and `bytes` in all per directory. Larger ones stay read-only binds.
+ */
+export const TOP_COPY = { files: 200, bytes: 8 << 20, file: 1 << 20 };
 
 function lstat(p: string): Deno.FileInfo | null {
   try {
@@ -119,21 +131,24 @@ const depth = (p: string) => p.split("/").filter(Boolean).length;
  * Mounts are collected with where they land and emitted outer first (stable among equals), so a lane that
  * holds other mounts (a plan directory holding the runs) is mounted before them and never covers them.
  */
-export function bwrapLayout(o: Layout): { args: string[]; shadows: Shadow[]; refusing: string[] } {
+export function bwrapLayout(o: Layout): { args: string[]; shadows: Shadow[]; refusing: Refusal[] } {
   const mounts: { at: string; args: string[] }[] = [];
   const mount = (at: string, ...args: string[]) => mounts.push({ at, args });
   const shadows: Shadow[] = [];
-  const refusing: string[] = [];
+  const refusing: Refusal[] = [];
   const secrets = o.home ? SECRETS.map((s) => `${o.home}/${s}`) : [];
   const hidden = [o.runDir, ...(o.masked ?? [])];
   if (o.runsDir && under(o.runDir, o.runsDir) && o.runsDir !== o.runDir) hidden.push(o.runsDir);
+  // Hidden files (a secret such as ~/.netrc) are empty writable files of their own (below): a watched
+  // directory's shadow binds nothing of theirs back.
+  const hiddenFiles = new Set([...secrets, ...hidden].filter((p) => p !== o.runDir && lstat(p)?.isFile));
   // Read-only lanes given as copies. A lane may hold the run or other mounts (a plan directory beside its
   // runs/): those subtrees are left out of the copy, mounted over it as usual.
   const synced = new Set(o.readOnly ? [] : o.synced ?? []);
   const copied = new Set(o.readOnly ? [] : [...o.copied ?? [], ...synced]);
   const watched = [...new Set(o.watched)].filter((d) => d !== "/" && lstat(d)?.isDirectory)
     .sort((a, b) => a.length - b.length);
-  const lanes = new Map<string, string[] | null>();
+  const lanes = new Map<string, string[] | { why: string }>();
   for (const r of o.readable) {
     if (r === o.scope || !copied.has(r)) continue;
     const skip = [...hidden, ...secrets, ...watched, ...o.writable, o.scope, o.shadowRoot]
@@ -144,7 +159,7 @@ export function bwrapLayout(o: Layout): { args: string[]; shadows: Shadow[]; ref
   for (const d of watched) {
     // A watched directory that is itself a copied lane (the plan's directory as the project directory)
     // is observed by its copy, file by file, instead of by a top-level shadow.
-    if (lanes.get(d)) continue;
+    if (Array.isArray(lanes.get(d))) continue;
     // A shared directory (/tmp) is never listed: its size, and entries vanishing under a busy machine,
     // must not change what a start costs or whether it succeeds.
     const names = lean.has(d)
@@ -153,7 +168,10 @@ export function bwrapLayout(o: Layout): { args: string[]; shadows: Shadow[]; ref
     // Each entry bound back is a mount: past a few hundred, the directory stays read-only instead
     // (a write there is refused, not caught in a shadow).
     if (names.length > MAX_SHADOWED_ENTRIES) {
-      refusing.push(d);
+      refusing.push({
+        path: d,
+        why: `${names.length} entries, more than ${MAX_SHADOWED_ENTRIES} (MAX_SHADOWED_ENTRIES)`,
+      });
       continue;
     }
     const tag = d.replaceAll("/", "_");
@@ -161,11 +179,26 @@ export function bwrapLayout(o: Layout): { args: string[]; shadows: Shadow[]; ref
     Deno.mkdirSync(dir, { recursive: true });
     mount(d, "--bind", dir, d);
     const ignore: string[] = [];
+    const baseline: Record<string, string> = {};
+    let copies = 0;
+    let bytes = 0;
     // Anyone may remove an entry of a shared directory between this listing and bwrap's mounts: a
     // vanished entry is skipped (--ro-bind-try), never a failed start.
     for (const name of names) {
       const p = `${d}/${name}`;
       const st = lstat(p);
+      if (hiddenFiles.has(p)) {
+        ignore.push(name); // its mount point: the empty file of its own is bound there
+        continue;
+      }
+      // A small regular file of a directory that is not shared is a copy: an edit lands in it, is seen.
+      const small = st?.isFile && !lean.has(d) && st.size <= TOP_COPY.file &&
+        copies < TOP_COPY.files && bytes + st.size <= TOP_COPY.bytes;
+      if (small && copyTop(p, `${dir}/${name}`, baseline, name)) {
+        copies++;
+        bytes += st.size;
+        continue;
+      }
       if (st?.isSymlink) {
         const target = readLink(p);
         if (target === null) continue;
@@ -174,16 +207,33 @@ export function bwrapLayout(o: Layout): { args: string[]; shadows: Shadow[]; ref
       else continue;
       ignore.push(name);
     }
-    shadows.push({ dir, shows: d, ignore });
+    shadows.push({ dir, shows: d, ignore, ...(copies ? { baseline } : {}) });
   }
   // Shadows whose mount points inside (made by bubblewrap) are listed once every mount is known.
   const inspected: { at: string; shadow: Shadow }[] = [];
+  // A lane given as a copy standing where it is: the program reads the same bytes, what it writes stays.
+  const laneCopy = (r: string, files: string[]): Shadow => {
+    const rel = under(r, `${o.runDir}/nodes`)
+      ? r.slice(o.runDir.length + 1)
+      : `host${r.replaceAll("/", "_")}`;
+    const dir = `${o.shadowRoot}/lanes/${rel}`;
+    const baseline = copyLane(r, dir, files);
+    mount(r, "--bind", dir, r);
+    const shows = under(r, o.runDir) ? r.slice(o.runDir.length + 1) : r;
+    const shadow: Shadow = { dir, shows, ignore: [], baseline };
+    shadows.push(shadow);
+    return shadow;
+  };
   // Outer first, so an inner hiding (the run inside a hidden data directory) is not undone. A hidden
   // directory (a secret one under $HOME too) looks empty; what a program writes there lands in a shadow of
   // its own and is seen.
   const hiding = [...new Set([...secrets, ...hidden])].sort((a, b) => a.length - b.length);
   for (const d of hiding) {
     const st = d === o.runDir ? null : lstat(d);
+    if (hiddenFiles.has(d)) {
+      shadows.push(emptyFile(d, `${o.shadowRoot}/hidden/file${d.replaceAll("/", "_")}`, mount));
+      continue;
+    }
     if (d !== o.runDir && !st?.isDirectory) {
       if (st) mount(d, "--ro-bind", "/dev/null", d);
       continue;
@@ -205,30 +255,27 @@ export function bwrapLayout(o: Layout): { args: string[]; shadows: Shadow[]; ref
   }
   for (const r of o.readable) {
     if (r === o.scope) continue;
-    const files = lanes.get(r) ?? null;
-    if (files === null) {
-      if (copied.has(r)) refusing.push(r);
+    const files = lanes.get(r);
+    if (!Array.isArray(files)) {
+      if (files) refusing.push({ path: r, why: files.why });
       // A watched directory keeps its top-level shadow: a read-only bind would cover it.
       if (o.readOnly || !watched.includes(r)) mount(r, "--ro-bind", r, r);
       continue;
     }
-    // The copy stands where the lane is: the program reads the same bytes, and what it writes stays here.
-    const rel = under(r, `${o.runDir}/nodes`)
-      ? r.slice(o.runDir.length + 1)
-      : `host${r.replaceAll("/", "_")}`;
-    const dir = `${o.shadowRoot}/lanes/${rel}`;
-    const baseline = copyLane(r, dir, files);
-    mount(r, "--bind", dir, r);
-    const shows = under(r, o.runDir) ? r.slice(o.runDir.length + 1) : r;
-    const shadow: Shadow = { dir, shows, ignore: [], baseline };
+    const shadow = laneCopy(r, files);
     if (synced.has(r)) {
       shadow.source = r;
-      shadow.synced = Object.fromEntries(Object.keys(baseline).map((f) => [f, sigAt(`${r}/${f}`)!]));
+      shadow.synced = Object.fromEntries(files.map((f) => [f, sigAt(`${r}/${f}`)!]));
     }
     inspected.push({ at: r, shadow });
-    shadows.push(shadow);
   }
-  mount(o.scope, o.readOnly ? "--ro-bind" : "--bind", o.scope, o.scope);
+  // A read-only check's scope as a copy, so a write to what it judges is seen; otherwise a bind.
+  const own = o.readOnly && o.copyScope ? copyable(o.scope, [...o.writable, o.shadowRoot]) : null;
+  if (Array.isArray(own)) inspected.push({ at: o.scope, shadow: laneCopy(o.scope, own) });
+  else {
+    if (own) refusing.push({ path: o.scope, why: own.why });
+    mount(o.scope, o.readOnly ? "--ro-bind" : "--bind", o.scope, o.scope);
+  }
   for (const w of o.writable) mount(w, "--bind", w, w);
   // What bubblewrap mounts inside a copy or a hidden directory (the runs in a plan directory, the run's
   // nodes/ and scratch) it creates there first: never a write of the program's.
@@ -245,6 +292,34 @@ export function bwrapLayout(o: Layout): { args: string[]; shadows: Shadow[]; ref
   }
   args.push("--unshare-all", "--die-with-parent", "--new-session", "--chdir", o.scope);
   return { args, shadows, refusing };
+}
+
+/** Copies a top-level file into a watched directory's shadow; false when it vanished meanwhile. */
+function copyTop(from: string, to: string, baseline: Record<string, string>, name: string): boolean {
+  try {
+    Deno.copyFileSync(from, to);
+    baseline[name] = signature(Deno.lstatSync(to));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A hidden file (a secret such as ~/.netrc) as an empty writable file of its own: the program sees nothing
+ * of the original, and what it writes there is seen (the shadow's one file no longer matches its baseline).
+ */
+function emptyFile(path: string, dir: string, mount: (at: string, ...args: string[]) => void): Shadow {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  Deno.mkdirSync(dir, { recursive: true });
+  Deno.writeFileSync(`${dir}/${name}`, new Uint8Array());
+  mount(path, "--bind", `${dir}/${name}`, path);
+  return {
+    dir,
+    shows: path.slice(0, path.lastIndexOf("/")),
+    ignore: [],
+    baseline: { [name]: signature(Deno.lstatSync(`${dir}/${name}`)) },
+  };
 }
 
 /**

@@ -125,7 +125,7 @@ Deno.test("bwrapLayout() binds an input past COPY_LIMIT read-only and says so", 
   const files: Record<string, string> = {};
   for (let i = 0; i <= COPY_LIMIT.files; i++) files[`f${i}`] = "";
   const { refusing, args, run } = leanLayout(tempDir(), [], files);
-  deepEqual(refusing, [`${run}/nodes/a`]);
+  deepEqual(refusing, [{ path: `${run}/nodes/a`, why: "more than 2,000 files (COPY_LIMIT)" }]);
   const at = args.lastIndexOf(`${run}/nodes/a`);
   equal(args[at - 2], "--ro-bind");
   cleanUp();

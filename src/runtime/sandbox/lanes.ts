@@ -47,13 +47,24 @@ export function signature(st: Deno.FileInfo): string {
   return `${st.size}:${st.mtime?.getTime() ?? 0}`;
 }
 
+/** A lane Arrow could not give as a copy, left a read-only bind (a write there is refused, not caught). */
+export interface Refusal {
+  /** The host path bound read-only. */
+  path: string;
+  /** Why it is no copy: the limit it is past, or what it holds. */
+  why: string;
+}
+
+const count = (n: number) => n.toLocaleString("en-US");
+
 /**
- * Files of `dir` (relative paths), leaving out the subtrees `skip` names (absolute), or null when it holds
- * more than COPY_LIMIT or a special file.
+ * Files of `dir` (relative paths), leaving out the subtrees `skip` names (absolute), or why it cannot be
+ * copied: more than COPY_LIMIT, or a special file.
  */
-export function copyable(dir: string, skip: readonly string[] = []): string[] | null {
+export function copyable(dir: string, skip: readonly string[] = []): string[] | { why: string } {
   const out: string[] = [];
   let bytes = 0;
+  let why = "";
   const walk = (rel: string): boolean => {
     for (const e of Deno.readDirSync(rel ? `${dir}/${rel}` : dir)) {
       const r = rel ? `${rel}/${e.name}` : e.name;
@@ -63,17 +74,22 @@ export function copyable(dir: string, skip: readonly string[] = []): string[] | 
         continue;
       }
       const st = lstat(`${dir}/${r}`);
-      if (!st || !(st.isFile || st.isSymlink)) return false;
+      if (!st || !(st.isFile || st.isSymlink)) {
+        why = `${r} is ${st ? "a special file" : "gone"}`;
+        return false;
+      }
       bytes += st.size;
       out.push(r);
-      if (out.length > COPY_LIMIT.files || bytes > COPY_LIMIT.bytes) return false;
+      if (out.length > COPY_LIMIT.files) why = `more than ${count(COPY_LIMIT.files)} files (COPY_LIMIT)`;
+      else if (bytes > COPY_LIMIT.bytes) why = `more than ${COPY_LIMIT.bytes >> 20} MiB (COPY_LIMIT)`;
+      if (why) return false;
     }
     return true;
   };
   try {
-    return walk("") ? out : null;
-  } catch {
-    return null;
+    return walk("") ? out : { why };
+  } catch (e) {
+    return { why: `unreadable (${(e as Error).name})` };
   }
 }
 

@@ -9,3 +9,4 @@
 export * from "./audit.ts";
 export * from "./bwrap.ts";
 export * from "./lanes.ts";
+export * from "./refusals.ts";

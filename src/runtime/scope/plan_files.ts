@@ -17,6 +17,7 @@ import { writeAtomic } from "../atomic.ts";
 import { besidePlan } from "../backend/launch.ts";
 import { hashRegular } from "../safe_read.ts";
 import { signature } from "../sandbox/bwrap.ts";
+import { copyable } from "../sandbox/lanes.ts";
 import type { BlobStore } from "./blobs.ts";
 
 /** A plan file as the run started with it: content hash, size, and the signature last seen. */
@@ -30,11 +31,21 @@ interface Held {
   lost?: boolean;
 }
 
-/** A held file found changed: whether it was put back (re-hashed to its recorded content). */
+/**
+ * A held file found changed (whether it was put back, re-hashed to its recorded content), or a file of the
+ * plan's directory that appeared, changed or went (`op`; never put back: it was never kept).
+ */
 export interface PlanFileChange {
   path: string;
+  op?: "write" | "delete";
   restored: boolean;
 }
+
+/**
+ * Where the plan's directory is watched as a whole (unconfined runs: no copy shows what a program writes
+ * there): each file's signature as last seen, or why it is not watched (past COPY_LIMIT).
+ */
+type Listing = { files: Record<string, string> } | { unwatched: string };
 
 const under = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith("/") ? dir : dir + "/");
 
@@ -73,10 +84,84 @@ function sigOf(path: string): string | null {
 
 export class PlanFiles {
   #held: Map<string, Held> | null = null;
+  #listing: Listing | null = null;
   readonly #record: string;
+  readonly #listed: string;
 
-  constructor(runDir: string, readonly blobs: BlobStore) {
+  /**
+   * `watch`: the plan's whole directory is watched too (no sandbox shows a write there), leaving out the
+   * subtrees `skip` names (the runs); at most COPY_LIMIT files, or not at all.
+   */
+  constructor(
+    runDir: string,
+    readonly blobs: BlobStore,
+    readonly watch: { skip: string[] } | null = null,
+  ) {
     this.#record = `${runDir}/.arrow/plan_files.json`;
+    this.#listed = `${runDir}/.arrow/plan_dir.json`;
+  }
+
+  /**
+   * A run's plan files: held files always; in an unconfined run (`unconfined`: no copy shows a write into
+   * the plan's directory) the whole directory as well, leaving out the run and the runs beside it.
+   */
+  static forRun(runDir: string, blobs: BlobStore, unconfined: boolean, runsDir: string | null): PlanFiles {
+    return new PlanFiles(
+      runDir,
+      blobs,
+      unconfined ? { skip: [runDir, ...(runsDir ? [runsDir] : [])] } : null,
+    );
+  }
+
+  /** The directory's files now (signatures), leaving out the held files; or why it cannot be listed. */
+  #scanDir(dir: string, held: Map<string, Held>): Listing {
+    const files = copyable(dir, this.watch?.skip ?? []);
+    if (!Array.isArray(files)) return { unwatched: files.why };
+    const out: Record<string, string> = {};
+    for (const rel of files) {
+      const sig = sigOf(`${dir}/${rel}`);
+      if (sig !== null && !held.has(`${dir}/${rel}`)) out[rel] = sig;
+    }
+    return { files: out };
+  }
+
+  /** The run's listing of the plan's directory (made at its first tick), or null when not watched. */
+  #list(state: RunState): Listing | null {
+    const dir = state.plan.dir;
+    if (!this.watch || !dir) return null;
+    if (this.#listing) return this.#listing;
+    try {
+      return this.#listing = JSON.parse(Deno.readTextFileSync(this.#listed)) as Listing;
+    } catch {
+      // first tick of the run: list the directory as it is
+    }
+    this.#listing = this.#scanDir(dir, this.#load(state));
+    writeAtomic(this.#listed, JSON.stringify(this.#listing), false);
+    return this.#listing;
+  }
+
+  /** Files of the plan's directory that appeared, changed or went since the last look (watched only). */
+  #dirChanges(state: RunState): PlanFileChange[] {
+    const was = this.#list(state);
+    const dir = state.plan.dir!;
+    if (!was || "unwatched" in was) return [];
+    const now = this.#scanDir(dir, this.#load(state));
+    // Grown past the limit since: what is still listed is compared, nothing new is (it cannot all be).
+    const files = "files" in now ? now.files : {};
+    const out: PlanFileChange[] = [];
+    for (const [rel, sig] of Object.entries(files)) {
+      if (was.files[rel] !== sig) out.push({ path: `${dir}/${rel}`, op: "write", restored: false });
+    }
+    for (const rel of Object.keys(was.files)) {
+      if (!(rel in files) && "files" in now) {
+        out.push({ path: `${dir}/${rel}`, op: "delete", restored: false });
+      }
+    }
+    if (out.length) {
+      this.#listing = "files" in now ? now : was;
+      writeAtomic(this.#listed, JSON.stringify(this.#listing), false);
+    }
+    return out.sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
   }
 
   /** Loads the run's record, or makes it from the files as they are now (the run's first tick). */
@@ -123,7 +208,7 @@ export class PlanFiles {
       h.lost = !restored;
       out.push({ path, restored });
     }
-    return out;
+    return [...out, ...this.#dirChanges(state)];
   }
 
   /** Held files found changed and not put back (by `check`): no claim they judge can stand. */

@@ -60,3 +60,42 @@ Deno.test("PlanFiles: a file that cannot be put back stays broken; a resumed run
   deepEqual(again.broken(state), [`${dir}/evaluate.py`]);
   Deno.removeSync(dir, { recursive: true });
 });
+
+Deno.test("PlanFiles, unconfined: a file that appears, changes or goes in the plan's directory is named once", () => {
+  const { dir, state, blobs } = setUp();
+  Deno.writeTextFileSync(`${dir}/lib.py`, "X = 1\n");
+  const files = PlanFiles.forRun(`${dir}/runs/r`, blobs, true, `${dir}/runs`);
+  deepEqual(files.check(state), [], "the first look lists the directory");
+  Deno.writeTextFileSync(`${dir}/sitecustomize.py`, "import os\n");
+  Deno.writeTextFileSync(`${dir}/lib.py`, "X = 2\n");
+  Deno.writeTextFileSync(`${dir}/runs/r/state.json`, "{}", { create: true });
+  deepEqual(files.check(state), [
+    { path: `${dir}/lib.py`, op: "write", restored: false },
+    { path: `${dir}/sitecustomize.py`, op: "write", restored: false },
+  ], "the runs are not the plan's files");
+  deepEqual(files.check(state), [], "reported once");
+  Deno.removeSync(`${dir}/lib.py`);
+  deepEqual(files.check(state), [{ path: `${dir}/lib.py`, op: "delete", restored: false }]);
+  Deno.writeTextFileSync(`${dir}/evaluate.py`, "print(0.999)\n");
+  deepEqual(files.check(state), [{ path: `${dir}/evaluate.py`, restored: true }], "a held file, put back");
+  // A resumed run compares with the listing as last seen, not as it finds it.
+  Deno.writeTextFileSync(`${dir}/new.txt`, "x");
+  const again = PlanFiles.forRun(`${dir}/runs/r`, new BlobStore(blobs.dir), true, `${dir}/runs`);
+  deepEqual(again.check(state), [{ path: `${dir}/new.txt`, op: "write", restored: false }]);
+  Deno.removeSync(dir, { recursive: true });
+});
+
+Deno.test("PlanFiles: a confined run, or a plan directory past COPY_LIMIT, is not listed", () => {
+  const { dir, state, blobs } = setUp();
+  const confined = PlanFiles.forRun(`${dir}/runs/r`, blobs, false, `${dir}/runs`);
+  confined.check(state);
+  Deno.writeTextFileSync(`${dir}/new.txt`, "x");
+  deepEqual(confined.check(state), [], "a sandbox's copy shows such a write instead");
+  Deno.removeSync(`${dir}/runs/r/.arrow/plan_files.json`);
+  for (let i = 0; i <= 2_000; i++) Deno.writeTextFileSync(`${dir}/f${i}`, "");
+  const big = PlanFiles.forRun(`${dir}/runs/r`, blobs, true, `${dir}/runs`);
+  big.check(state);
+  Deno.writeTextFileSync(`${dir}/new2.txt`, "x");
+  deepEqual(big.check(state), [], "too large to list at every look: only the held files are compared");
+  Deno.removeSync(dir, { recursive: true });
+});
