@@ -177,18 +177,13 @@ function jobSection(state: RunState): string[] {
 function refusedSection(state: RunState): string[] {
   const rows = state.plan.order.flatMap((id) => (state.nodes[id]?.refused ?? []).map((r) => ({ id, ...r })));
   if (!rows.length) return [];
-  const out = [
-    "## Lanes bound read-only",
-    "",
+  return section("Lanes bound read-only", [
     "A write there is refused rather than caught in a shadow; it is on the record only when the program's " +
     "own error names the path.",
     "",
-    "| node | attempt | by | lane | why |",
-    "|---|---|---|---|---|",
-  ];
-  for (const r of rows) {
-    out.push(`| ${mdInline(r.id)} | ${r.attempt} | ${r.by} | ${cell(r.path)} | ${cell(r.why)} |`);
-  }
-  out.push("");
-  return out;
+    ...table(
+      ["node", "attempt", "by", "lane", "why"],
+      rows.map((r) => [mdInline(r.id), String(r.attempt), r.by, cell(r.path), cell(r.why)]),
+    ),
+  ]);
 }

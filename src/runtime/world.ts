@@ -93,6 +93,8 @@ export class World {
     const scopeOf = (n: PlanNode) => this.scope(n);
     const rel = (abs: string) => this.rel(abs);
     const noteJob = (id: NodeId, proc: Proc) => this.#noteJob(id, proc);
+    // Unconfined, no copy shows a write into the plan's directory: the whole of it is watched instead.
+    const unconfined = !this.#bwrap && this.#unsandboxed;
     this.#sensor = new Sensor({
       runDir: this.runDir,
       handles: this.handles,
@@ -102,13 +104,7 @@ export class World {
       bwrap: this.#bwrap,
       ackTimeoutMs: opts.ackTimeoutMs ?? 60_000,
       guard: this.#guard,
-      // Unconfined, no copy shows a write into the plan's directory: the whole of it is watched instead.
-      planFiles: PlanFiles.forRun(
-        this.runDir,
-        this.scopes.blobs,
-        !this.#bwrap && this.#unsandboxed,
-        this.#runsDir,
-      ),
+      planFiles: PlanFiles.forRun(this.runDir, this.scopes.blobs, unconfined, this.#runsDir),
       refusals: this.refusals,
       scope: scopeOf,
       rel,
