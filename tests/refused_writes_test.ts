@@ -128,6 +128,31 @@ Deno.test("without bubblewrap, the write into the lane too large to copy lands, 
   }
 });
 
+Deno.test("without bubblewrap, an acceptance check that rewrites the scope it judges is seen by its scans", async () => {
+  const plan = planOf([{
+    id: "A",
+    kind: "fast",
+    role: "other",
+    worker: { type: "command", argv: ["sh", "-c", done("A")] },
+    acceptance: ["sh", "-c", `printf '{"node":"A","score":0.999}' > results.json`],
+  }]);
+  const r = await runReal("accept_own_scope_bare", plan, [], { bwrap: null });
+  try {
+    deepEqual(r.triples, [["SCOPE_VIOLATION", "A", "blame_routing"]]);
+    const ev = r.incidents[0]!.evidence as { writer: string; attempts: Attempt[] };
+    equal(ev.writer, "A");
+    deepEqual(ev.attempts, [{
+      path: "nodes/A/results.json",
+      op: "write",
+      stopped_by: null,
+      reverted: false,
+      seen_in: "the scope before and after the acceptance check",
+    }]);
+  } finally {
+    await Deno.remove(r.dir, { recursive: true });
+  }
+});
+
 Deno.test({
   name:
     "an acceptance check that rewrites the scope it judges writes a copy: seen, blamed, the scope untouched",

@@ -16,6 +16,7 @@ import { Acceptance } from "./accept/accept.ts";
 import type { AuditReader } from "./sandbox/audit.ts";
 import type { JobEnd, Proc } from "./backend/backend.ts";
 import type { Fingerprinter, ScopePrint } from "./scope/fingerprint.ts";
+import { diffTables } from "./scope/scope_record_fold.ts";
 import type { GuardSchedule } from "./guard_schedule.ts";
 import { shadowPath, shadowWrites, syncLane } from "./sandbox/bwrap.ts";
 import { type RefusalLog, refusedPaths, type StderrRefusals } from "./sandbox/refusals.ts";
@@ -103,6 +104,35 @@ export class Sensor {
 
   constructor(w: SenseContext) {
     this.#w = w;
+  }
+
+  /**
+   * Runs a node's acceptance check. Unconfined (no bubblewrap copy of its scope to write into), its scope is
+   * scanned before and after: what the check changed there — it only judges — is the node's write, seen by
+   * the fingerprint guard and not stopped.
+   */
+  async #unconfinedCheck(node: PlanNode, acceptance: Acceptance, broken: boolean, o: NodeObs) {
+    const watch = acceptance.cmd.kind !== "builtin" && !acceptance.cmd.shadows && !acceptance.cmd.refuse &&
+      !broken;
+    const scope = this.#w.scope(node);
+    const before = watch ? this.#w.fingerprints.scan(scope) : null;
+    const run = await acceptance.run();
+    if (before) {
+      const after = this.#w.fingerprints.scan(scope);
+      const d = diffTables(before.files, after.files, false);
+      const seen_in = "the scope before and after the acceptance check";
+      for (
+        const [op, rels] of [["delete", d.removed.map((i) => before.files.paths[i]!)], [
+          "write",
+          d.changed.map((j) => after.files.paths[j]!),
+        ]] as const
+      ) {
+        for (const rel of rels) {
+          o.escapes.push({ path: this.#w.rel(`${scope}/${rel}`), op, via: "guard", seen_in, stopped: false });
+        }
+      }
+    }
+    return run;
   }
 
   async sense(state: RunState, tick: number): Promise<Observations> {
@@ -215,7 +245,7 @@ export class Sensor {
           `${broken.join(", ")} changed since the run started and could not be put back: no claim is ` +
             `judged by an edited file`,
         )
-        : await acceptance.run();
+        : await this.#unconfinedCheck(node, acceptance, broken.length > 0, o);
       const ran = acceptance.cmd.kind !== "builtin" && !broken.length && !acceptance.cmd.refuse;
       if (ran && !acceptance.cmd.shadows) checkers.push(id);
       // What the check itself tried to write outside its read-only lane is the node's too: caught in a
