@@ -128,14 +128,18 @@ Deno.test("without bubblewrap, the write into the lane too large to copy lands, 
   }
 });
 
-Deno.test("without bubblewrap, an acceptance check that rewrites the scope it judges is seen by its scans", async () => {
-  const plan = planOf([{
+/** A finishes; its acceptance check rewrites the claim in the scope it judges (a check only reads). */
+const acceptOwnScope = () =>
+  planOf([{
     id: "A",
     kind: "fast",
     role: "other",
     worker: { type: "command", argv: ["sh", "-c", done("A")] },
     acceptance: ["sh", "-c", `printf '{"node":"A","score":0.999}' > results.json`],
   }]);
+
+Deno.test("without bubblewrap, an acceptance check that rewrites the scope it judges is seen by its scans", async () => {
+  const plan = acceptOwnScope();
   const r = await runReal("accept_own_scope_bare", plan, [], { bwrap: null });
   try {
     deepEqual(r.triples, [["SCOPE_VIOLATION", "A", "blame_routing"]]);
@@ -158,13 +162,7 @@ Deno.test({
     "an acceptance check that rewrites the scope it judges writes a copy: seen, blamed, the scope untouched",
   ignore: ignored,
   fn: async () => {
-    const plan = planOf([{
-      id: "A",
-      kind: "fast",
-      role: "other",
-      worker: { type: "command", argv: ["sh", "-c", done("A")] },
-      acceptance: ["sh", "-c", `printf '{"node":"A","score":0.999}' > results.json`],
-    }]);
+    const plan = acceptOwnScope();
     const r = await runReal("accept_own_scope", plan, [], { bwrap: BWRAP });
     try {
       deepEqual(r.triples, [["SCOPE_VIOLATION", "A", "blame_routing"]]);

@@ -1,18 +1,11 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { bwrapLayout, MAX_SHADOWED_ENTRIES, shadowWrites, TOP_COPY } from "./bwrap.ts";
 import { BWRAP, needs, NO_BWRAP } from "../../../tests/helpers/needs.ts";
+import { tempDirs } from "../../../tests/helpers/temp.ts";
 
 const ignored = needs("bwrap_files_test", "the sandbox cases", NO_BWRAP);
 
-const made: string[] = [];
-function tempDir(): string {
-  const d = Deno.makeTempDirSync({ prefix: "arrow-bwrap-files-test-" });
-  made.push(d);
-  return d;
-}
-function cleanUp() {
-  for (const d of made.splice(0)) Deno.removeSync(d, { recursive: true });
-}
+const { tempDir, cleanUp } = tempDirs("arrow-bwrap-files-test-");
 
 /** A run whose scope `a` writes, with a $HOME and a project directory watched (not shared, so listed). */
 function homeLayout(opts: { readOnly?: boolean; copyScope?: boolean } = {}) {

@@ -1,19 +1,11 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { bwrapLayout, COPY_LIMIT, shadowWrites, syncLane } from "./bwrap.ts";
 import { BWRAP, needs, NO_BWRAP } from "../../../tests/helpers/needs.ts";
+import { tempDirs } from "../../../tests/helpers/temp.ts";
 
 const ignored = needs("bwrap_test", "the sandbox start case", NO_BWRAP);
 
-/** Temporary directories these tests made: removed after each test (a leak here fills /tmp run by run). */
-const made: string[] = [];
-function tempDir(): string {
-  const d = Deno.makeTempDirSync({ prefix: "arrow-bwrap-test-" });
-  made.push(d);
-  return d;
-}
-function cleanUp() {
-  for (const d of made.splice(0)) Deno.removeSync(d, { recursive: true });
-}
+const { tempDir, cleanUp } = tempDirs("arrow-bwrap-test-");
 
 function layoutOver(watched: string) {
   const run = tempDir();
