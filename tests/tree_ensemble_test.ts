@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { anchoredBlend } from "../src/tree/confirm.ts";
 import { deepEqual, equal, ok } from "node:assert/strict";
 import {
   blend,
@@ -89,10 +90,17 @@ Deno.test("an ensemble is chosen, measured, refit and predicted from dev rows an
     );
     // Its measurement and its choice do not move when every held-out and test label is flipped.
     const again = ensembleExec(runDir, s, e.id, data);
-    deepEqual(again.recomputed, { folds: e.dev!.folds });
+    // Beside its folds, its per-row comparison with the start on the same dev rows (what the end candidate
+    // is chosen by), as the step recorded it.
+    deepEqual(again.recomputed, { folds: e.dev!.folds, vs_start: e.oof });
+    ok(e.oof && e.oof.n === data.task.splits.dev.length, "compared with the start on every dev row");
     deepEqual(ensembleExec(runDir, s, e.id, poisoned(data)), again);
     const before = { ...s, order: s.order.filter((id) => id !== e.id && !s.nodes[id]!.artifact.members) };
     deepEqual(ensembleHypothesis(runDir, before, poisoned(data)), ensembleHypothesis(runDir, before, data));
+    // The blend anchored at the start is chosen from dev rows alone too.
+    const anchored = anchoredBlend(runDir, before, data);
+    ok(anchored?.members?.some((m) => m.node === "n0"), "the anchored blend holds the start");
+    deepEqual(anchoredBlend(runDir, before, poisoned(data)), anchored);
     // Where the root errs (its residual summary) and the LLM prompt made from it: dev rows only, likewise.
     const evidence = parentEvidence(runDir, s, data, "n0");
     ok(evidence?.length, "the root's residuals were summarised");

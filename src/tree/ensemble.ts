@@ -14,6 +14,7 @@ import { type MetricName, METRICS, outputsOf, type Prediction, score, type Targe
 import type { TreeData } from "./data.ts";
 import { unobserved } from "./execute/predictions.ts";
 import { type ColumnEvidence, residualSummary } from "./ideate/evidence.ts";
+import { type LossGain, pairedLoss } from "./gate/row_loss.ts";
 import type { EnsembleMember, ExecResult, Hypothesis, TreeNode, TreeState } from "./types.ts";
 
 /** Most distinct candidates an ensemble is chosen from (the best on dev), and most selection rounds. */
@@ -240,12 +241,17 @@ export function ensembleExec(runDir: string, s: TreeState, id: string, data: Tre
     };
   }
   const weights = members.map((m) => m.weight);
-  const folds = splits.folds.map((f, i) => {
-    const p = blend(oofs.map((o) => o![i]!), weights);
-    return score(metric, Float64Array.from(f.valid, (r) => target.y[r]!), p);
-  });
+  const preds = splits.folds.map((_, i) => blend(oofs.map((o) => o![i]!), weights));
+  const folds = splits.folds.map((f, i) =>
+    score(metric, Float64Array.from(f.valid, (r) => target.y[r]!), preds[i]!)
+  );
   const mean = folds.reduce((t, x) => t + x, 0) / folds.length;
-  return { ...base, claim: { score: mean, problem: null }, recomputed: { folds } };
+  const vs = vsStart(runDir, s, data, preds);
+  return {
+    ...base,
+    claim: { score: mean, problem: null },
+    recomputed: { folds, ...(vs ? { vs_start: vs } : {}) },
+  };
 }
 
 /** Where node `node` errs: its kept out-of-fold residuals summarised by column (dev rows only), or null. */
@@ -260,4 +266,36 @@ export function parentEvidence(
   if (!oof) return null;
   const rows = Int32Array.from(splits.folds.flatMap((f) => Array.from(f.valid)));
   return residualSummary(data.table, target, s.dataset.columns, rows, pooled(oof));
+}
+
+/** The dev labels in pooled fold order (what `pooled` concatenates). */
+export function pooledLabels(data: TreeData): Float64Array {
+  const { target, splits } = data.task;
+  return Float64Array.from(splits.folds.flatMap((f) => Array.from(f.valid, (r) => target.y[r]!)));
+}
+
+export const sizesOf = (data: TreeData) => data.task.splits.folds.map((f) => f.valid.length);
+
+/**
+ * Per-fold predictions `folds` of a node against the start's kept out-of-fold predictions, paired per dev
+ * row; null when the start's are not kept (or `folds` is the start's own).
+ */
+export function vsStart(runDir: string, s: TreeState, data: TreeData, folds: Prediction[]): LossGain | null {
+  const root = s.order[0];
+  if (!root) return null;
+  const start = readOof(runDir, root, data.task.target, sizesOf(data));
+  if (!start) return null;
+  return roundGain(pairedLoss(s.config.metric, pooledLabels(data), pooled(folds), pooled(start)));
+}
+
+/** A comparison rounded for the record (the state is JSON; its bytes must not depend on the last digit). */
+function roundGain(g: LossGain): LossGain {
+  const r = (x: number) => (Number.isFinite(x) ? Number(x.toPrecision(6)) : x);
+  return {
+    ...g,
+    gain: r(g.gain),
+    se: r(g.se),
+    z: r(g.z),
+    ...(g.rank_z !== undefined ? { rank_z: r(g.rank_z) } : {}),
+  };
 }

@@ -15,6 +15,7 @@ import { TreeBlackBox } from "./blackbox.ts";
 import type { TreeData } from "./data.ts";
 import { runExecutor } from "./execute/executor.ts";
 import { ensembleExec, ensembleHypothesis, parentEvidence } from "./ensemble.ts";
+import { anchoredBlend } from "./confirm.ts";
 import type { ColumnEvidence } from "./ideate/evidence.ts";
 import type { MergeGate } from "./gate/gate.ts";
 import { libraryIdeas } from "./ideate/library.ts";
@@ -89,8 +90,12 @@ async function perform(w: TreeWorld, s: TreeState, a: TreeAction): Promise<Perfo
       const r = await w.ideator.ideas(s, a.parent, a.n, a.seed, evidence);
       // The tree search also proposes an ensemble of what it has evaluated (chosen on out-of-fold dev
       // predictions; it costs no fit): random and greedy search are the baselines without it.
-      const e = s.config.search === "tree" ? ensembleHypothesis(w.runDir, s, w.data) : null;
-      const hypotheses = e ? [...r.hypotheses, e] : r.hypotheses;
+      // And the blend of the start with one evaluated node that its dev rows say is likeliest to be confirmed
+      // on held-out rows (confirm.ts) — while the gate waits for the end, so the start is the incumbent.
+      const tree = s.config.search === "tree";
+      const e = tree ? ensembleHypothesis(w.runDir, s, w.data) : null;
+      const b = tree && s.config.gateAt === "end" ? anchoredBlend(w.runDir, s, w.data) : null;
+      const hypotheses = [...r.hypotheses, ...(e ? [e] : []), ...(b && b.key !== e?.key ? [b] : [])];
       return { event: { e: "proposed", parent: a.parent, ...r, hypotheses }, childMs: 0, fitMs: 0 };
     }
     case "execute": {

@@ -186,7 +186,11 @@ function onExecuted(s: TreeState, ev: Extract<TreeEvent, { e: "executed" }>, inc
       n.attempt += 1;
       retry.push(n.id);
     } else if (j.kind === "failed") fail(s, n, j.lesson);
-    else evaluate(s, n, j.folds, j.claimed);
+    else {
+      evaluate(s, n, j.folds, j.claimed);
+      const vs = r.recomputed && "folds" in r.recomputed ? r.recomputed.vs_start : undefined;
+      if (vs) n.oof = vs;
+    }
   }
   s.running = s.running.filter((id) => retry.includes(id) || !ev.results.some((r) => r.node === id));
   if (s.running.length) {

@@ -8,6 +8,7 @@
 import type { Incident, Verdict } from "../model/state.ts";
 import type { ColumnKind, GbdtParams, MetricName, Task } from "../tabular/mod.ts";
 import type { PairedGain } from "./gate/paired.ts";
+import type { LossGain } from "./gate/row_loss.ts";
 import type { Family } from "./ideate/families.ts";
 
 export type TreeNodeId = string;
@@ -111,6 +112,9 @@ export interface TreeNode {
   gate: "admitted" | "rejected" | "baseline" | "skipped: budget" | "failed" | null;
   /** The gate's paired held-out comparison with the incumbent of its time (gain, standard error). */
   paired?: PairedGain | null;
+  /** Its pooled out-of-fold dev predictions against the start's, per row (confirm.ts); absent for the start
+   * and in states recorded before it was measured. */
+  oof?: LossGain;
   test: number | null;
   insight: Insight | null;
   lesson: string | null;
@@ -277,7 +281,11 @@ export interface ExecResult {
   artifact_changed: boolean;
   /** Arrow's recomputation: fold scores, or why it failed (`hung` when it went silent); null when not run. */
   recomputed:
-    | { folds: number[] }
+    | {
+      folds: number[];
+      /** Its pooled out-of-fold per-row loss against the start's, dev rows only (confirm.ts). */
+      vs_start?: LossGain;
+    }
     | { problem: string; exit: number | null; stderr_tail: string[]; hung?: Hang | null }
     | null;
 }

@@ -20,7 +20,7 @@ import type { SlotPool } from "./slot_pool.ts";
 import type { TreeData } from "../data.ts";
 import { libraryWrote } from "../ideate/library.ts";
 import { scoreFolds, unobserved } from "./predictions.ts";
-import { keepOof } from "../ensemble.ts";
+import { keepOof, readOof, vsStart } from "../ensemble.ts";
 import { childCommand, type SandboxContext } from "./sandbox.ts";
 import type { ExecResult, TreeNode, TreeState } from "../types.ts";
 
@@ -243,8 +243,14 @@ export async function runExecutor(w: ExecutorWorld, s: TreeState, id: string): P
     result.recomputed = { problem, exit: rec.exit, stderr_tail: rec.stderrTail, hung: rec.hung };
   } else {
     result.recomputed = { folds: scored.value };
-    // The fold predictions just scored, kept (private to the coordinator) for ensembles of evaluated nodes.
-    if (line.ok) keepOof(w.runDir, id, line.text);
+    // The fold predictions just scored, kept (private to the coordinator) for ensembles of evaluated nodes,
+    // and paired row by row with the start's (how confirmable the node is: confirm.ts).
+    if (line.ok) {
+      keepOof(w.runDir, id, line.text);
+      const oof = id === s.order[0] ? null : readOof(w.runDir, id, task.target, folds.map((f) => f.length));
+      const vs = oof ? vsStart(w.runDir, s, w.data, oof) : null;
+      if (vs) result.recomputed.vs_start = vs;
+    }
   }
   return { result, childMs, fitMs };
 }

@@ -7,6 +7,7 @@
  */
 import type { PairedGain } from "./paired.ts";
 import { gateZ } from "./row_loss.ts";
+import { confirmZ } from "../confirm.ts";
 import { signOf } from "../ideate/select.ts";
 import { classify, pairedDelta } from "../ideate/insight.ts";
 import { ACCEPT_EPS, improves } from "../../thresholds.ts";
@@ -85,26 +86,28 @@ export function beyondNoise(s: TreeState, n: TreeNode, inc: TreeNode): boolean {
 
 /**
  * With the gate at the end (`gateAt: "end"`): of the nodes not yet gated that beat the incumbent on dev
- * beyond noise, the one whose gain is surest — the largest lower bound (mean − one standard error) of its
- * paired fold deltas over the incumbent — while a held-out query remains; null otherwise (then the final
- * test). The best mean on dev is the likeliest to be a lucky one (its folds' winner's curse: an ensemble's
- * weights are chosen on the very predictions it is scored on); a steady gain is the one the held-out rows can
- * confirm.
+ * beyond noise, the one the held-out rows are likeliest to confirm, while a held-out query remains; null
+ * otherwise (then the final test). The gate tests a gain against its spread over rows, so the candidate is
+ * the one whose pooled out-of-fold loss beats the start's with the largest z on the dev rows (confirm.ts;
+ * the incumbent is the start until the end): a gain spread over many rows, not the largest mean, which is
+ * the likeliest to be a lucky one (its folds' winner's curse) or to rest on a few rows the held-out part may
+ * not hold. Nodes measured before that comparison existed are ranked by the largest lower bound (mean − one
+ * standard error) of their paired fold deltas over the incumbent.
  */
 export function finalCandidate(s: TreeState): TreeNodeId | null {
   if (s.config.gateAt !== "end" || s.heldout.used >= s.heldout.budget || !s.incumbent) return null;
   const inc = s.nodes[s.incumbent]!;
   if (!inc.dev) return null;
-  let best: { id: TreeNodeId; lower: number } | null = null;
-  for (const id of s.order) {
-    const n = s.nodes[id]!;
-    if (n.status !== "evaluated" || n.gate !== null || !n.dev) continue;
-    if (!improves(inc.dev.mean, n.dev.mean, ACCEPT_EPS, s.config.direction) || !beyondNoise(s, n, inc)) {
-      continue;
-    }
-    const d = pairedDelta(n.dev, inc.dev, signOf(s));
-    const lower = d.mean - d.std / Math.sqrt(Math.max(1, d.folds.length));
-    if (!best || lower > best.lower) best = { id, lower };
+  const screened = s.order.map((id) => s.nodes[id]!).filter((n) =>
+    n.status === "evaluated" && n.gate === null && n.dev &&
+    improves(inc.dev!.mean, n.dev.mean, ACCEPT_EPS, s.config.direction) && beyondNoise(s, n, inc)
+  );
+  const rowWise = inc.id === s.order[0] ? screened.filter((n) => n.oof) : [];
+  let best: { id: TreeNodeId; key: number } | null = null;
+  for (const n of rowWise.length ? rowWise : screened) {
+    const d = pairedDelta(n.dev!, inc.dev, signOf(s));
+    const key = rowWise.length ? confirmZ(n.oof!) : d.mean - d.std / Math.sqrt(Math.max(1, d.folds.length));
+    if (!best || key > best.key) best = { id: n.id, key };
   }
   return best?.id ?? null;
 }

@@ -1,0 +1,118 @@
+/**
+ * How confirmable a node is: its pooled out-of-fold dev predictions against the starting artifact's, row by
+ * row on the metric's continuous loss (row_loss.ts) — the very statistic the merge gate computes on held-out
+ * rows, measured here on dev rows only. The gate's power on a few hundred held-out rows is what limits an
+ * admission, and it depends on the gain's size relative to its spread over rows, not on the gain alone: a
+ * change that helps a little on most rows is confirmed where one that helps a lot on three rows is not. With
+ * the gate at the end the incumbent is the start until then, so the end candidate is the node whose dev rows
+ * predict the largest held-out z (gate_rule.ts finalCandidate), and the tree proposes, beside its ensembles,
+ * the blend of the start with one evaluated node whose out-of-fold z against the start is largest
+ * (`anchoredBlend`): a candidate built to be confirmable, chosen on dev rows alone.
+ *
+ * @module
+ */
+import type { TreeData } from "./data.ts";
+import { ENSEMBLE_ROUNDS, ensembleKey, pooled, pooledLabels, readOof, sizesOf } from "./ensemble.ts";
+import { lossFor, type LossGain, rowLosses } from "./gate/row_loss.ts";
+import type { Hypothesis, TreeNode, TreeState } from "./types.ts";
+
+/** The larger of a comparison's two z statistics (the gate admits on either). */
+export const confirmZ = (g: LossGain): number => Math.max(g.z, g.rank_z ?? -Infinity);
+
+/** Most evaluated nodes an anchored blend is chosen from (those whose own out-of-fold z is largest). */
+export const BLEND_POOL = 8;
+
+/** The mean per-row loss difference's z of `cand` against `base` (positive: `cand` loses less). */
+function meanZ(base: Float64Array, cand: Float64Array): number {
+  const n = base.length;
+  let m = 0;
+  for (let i = 0; i < n; i++) m += base[i]! - cand[i]!;
+  m /= n;
+  let ss = 0;
+  for (let i = 0; i < n; i++) ss += (base[i]! - cand[i]! - m) ** 2;
+  const se = n > 1 ? Math.sqrt(ss / (n - 1) / n) : 0;
+  return se > 0 ? m / se : 0;
+}
+
+/** Single nodes a blend with the start may take: measured on dev, not failed, not ensembles, not the start;
+ * the BLEND_POOL whose own comparison with the start is strongest. */
+function partners(s: TreeState): TreeNode[] {
+  const root = s.order[0]!;
+  return s.order.map((id) => s.nodes[id]!).filter((n) =>
+    n.id !== root && n.dev && n.oof && !n.artifact.members &&
+    (n.status === "evaluated" || n.status === "pruned")
+  ).sort((a, b) => b.oof!.z - a.oof!.z || (a.id < b.id ? -1 : 1)).slice(0, BLEND_POOL);
+}
+
+/**
+ * A blend anchored at the start: greedy forward selection with replacement (as `caruana`), from the start
+ * alone, adding whichever of the start and the evaluated nodes (`partners`) raises the blend's paired z
+ * against the start on pooled out-of-fold rows the most, for at most ENSEMBLE_ROUNDS additions, stopping
+ * when none raises it. Weights are counts / total. Returned as an ensemble hypothesis; null when the start's
+ * predictions are not kept, nothing beats the start on its rows, or the blend is already in the tree. Dev
+ * rows only: held-out and test rows never reach it.
+ */
+export function anchoredBlend(runDir: string, s: TreeState, data: TreeData): Hypothesis | null {
+  const root = s.order[0]!;
+  const { target } = data.task;
+  const sizes = sizesOf(data);
+  const start = readOof(runDir, root, target, sizes);
+  if (!start) return null;
+  const y = pooledLabels(data);
+  const metric = s.config.metric;
+  const base = pooled(start);
+  const baseLoss = rowLosses(metric, y, base);
+  const cands = [
+    { id: root, oof: base },
+    ...partners(s).flatMap((n) => {
+      const oof = readOof(runDir, n.id, target, sizes);
+      return oof ? [{ id: n.id, oof: pooled(oof) }] : [];
+    }),
+  ];
+  if (cands.length < 2) return null;
+  const counts: number[] = cands.map((_, i) => (i === 0 ? 1 : 0));
+  const sum = Float64Array.from(base.values);
+  const values = new Float64Array(sum.length);
+  let z = 0;
+  for (let r = 1; r < ENSEMBLE_ROUNDS; r++) {
+    let pick = -1, pickZ = z;
+    cands.forEach((c, i) => {
+      const v = c.oof.values;
+      for (let j = 0; j < sum.length; j++) values[j] = (sum[j]! + v[j]!) / (r + 1);
+      const zi = meanZ(baseLoss, rowLosses(metric, y, { ...base, values }));
+      if (zi > pickZ + 1e-9) (pick = i), (pickZ = zi);
+    });
+    if (pick < 0) break;
+    counts[pick]! += 1;
+    const v = cands[pick]!.oof.values;
+    for (let j = 0; j < sum.length; j++) sum[j] = sum[j]! + v[j]!;
+    z = pickZ;
+  }
+  const total = counts.reduce((t, c) => t + c, 0);
+  const members = cands.flatMap((c, i) =>
+    counts[i] ? [{ node: c.id, weight: Number((counts[i]! / total).toFixed(6)) }] : []
+  );
+  if (members.length < 2) return null;
+  const rest = 1 - members.slice(0, -1).reduce((t, m) => t + m.weight, 0);
+  members[members.length - 1]!.weight = Number(rest.toFixed(6));
+  const key = ensembleKey(members);
+  if (s.order.some((id) => s.nodes[id]!.hypothesis?.key === key)) return null;
+  return {
+    key,
+    family: "ensemble",
+    columns: [],
+    params: { members: members.map((m) => `${m.node}*${m.weight}`).join("+"), anchored: "start" },
+    text:
+      `Blend the start with what beats it most steadily: ${
+        members.map((m) => `${m.node} (weight ${m.weight.toFixed(2)})`).join(", ")
+      }, chosen so that its out-of-fold ${
+        lossFor(metric)
+      } loss beats the start's by the largest z over the ` +
+      `dev rows (${z.toFixed(2)}), the statistic the held-out rows must confirm.`,
+    step: null,
+    model: {},
+    members,
+    source: "library",
+    tokens: 0,
+  };
+}
