@@ -20,8 +20,9 @@ nodes — or an LLM's own module), run each in its own sandboxed executor (a Den
 dev rows and its scope and write only its scope; under bubblewrap the rest of the data is not even there),
 recompute its claimed dev score from its artifact, distil an insight (helped / hurt / neutral / failed: the
 paired dev delta over folds, labelled only beyond a t-test's noise) and pass it up the tree, and once the
-cycles are spent, send the node whose dev gain is surest to the merge gate (with --gate-at cycle, each cycle's
-best newcomer) when it beats the incumbent on the same folds beyond noise: admitted only if its held-out score
+cycles are spent, send the node the held-out rows are likeliest to confirm to the merge gate (its out-of-fold
+per-row loss beats the start's with the largest z on the dev rows; with --gate-at cycle, each cycle's best
+newcomer) when it beats the incumbent on the same folds beyond noise: admitted only if its held-out score
 beats the incumbent's by ACCEPT_EPS (0.003) and a paired test over the held-out rows' losses (the mean
 difference's z or the signed-rank z) clears a bar set so that, over all of the run's planned queries, a
 candidate with no real effect is admitted at most ${GATE_ALPHA * 100} % of the time (Bonferroni; a gain within
@@ -54,8 +55,8 @@ Options:
   --heldout-budget <n>     Most held-out queries, the baseline's included (default 2; with --gate-at
                            cycle, cycles + 1)
   --gate-at end|cycle      When the merge gate is asked: end (default): once the cycles are spent, for the
-                           node whose dev gain over the start is surest (then the next while queries
-                           remain) — one comparison, so the strictest bar is the lowest; cycle: after each
+                           node whose dev rows beat the start's most steadily (then the next while
+                           queries remain) — one comparison, so the strictest bar is the lowest; cycle: after each
                            cycle, for that cycle's best newcomer, the incumbent moving as nodes are admitted
   --observe-every <s>      Observation pace of every child (executor, recomputation, gate) in seconds; a fold
                            with no sign of life for 3 observations = hung (default 10)

@@ -117,7 +117,7 @@ export {
   type TreeJson,
 } from "./gbdt.ts";
 export { type GbdtValidation } from "./gbdt.ts";
-export { OPTIONAL_GBDT_DEFAULTS } from "./gbdt_params.ts";
+export { OPTIONAL_GBDT_DEFAULTS, STRONG_GBDT } from "./gbdt_params.ts";
 export { parseGbdtModel } from "./gbdt_json.ts";
 export { decodeState, encodeState } from "./state_json.ts";
 export {

@@ -13,17 +13,31 @@
  */
 import type { TreeData } from "./data.ts";
 import { ENSEMBLE_ROUNDS, ensembleKey, pooled, pooledLabels, readOof, sizesOf } from "./ensemble.ts";
-import { lossFor, type LossGain, rowLosses } from "./gate/row_loss.ts";
+import { gateZ, lossFor, type LossGain, normalCdf, rowLosses } from "./gate/row_loss.ts";
 import type { Hypothesis, TreeNode, TreeState } from "./types.ts";
 
 /** The larger of a comparison's two z statistics (the gate admits on either). */
 export const confirmZ = (g: LossGain): number => Math.max(g.z, g.rank_z ?? -Infinity);
 
+/** The bar the end's gate query must reach (either statistic, each at half the level: gate_rule.ts). */
+export const endBar = (s: TreeState): number => gateZ(2 * Math.max(1, s.heldout.budget - 1));
+
+/**
+ * What a dev comparison promises at the gate: its per-row gain times the chance that the held-out rows confirm
+ * it — the z it would show on `heldout` rows (the dev z scaled by √(held-out / dev rows)) against the bar. The
+ * largest gain alone often rests on a few rows the held-out part may not hold; the surest alone is often a
+ * sliver; their product is the gain one may expect to keep.
+ */
+export function promise(gain: number, z: number, devRows: number, heldout: number, bar: number): number {
+  if (!(gain > 0) || !(devRows > 0)) return 0;
+  return gain * normalCdf(z * Math.sqrt(heldout / devRows) - bar);
+}
+
 /** Most evaluated nodes an anchored blend is chosen from (those whose own out-of-fold z is largest). */
 export const BLEND_POOL = 8;
 
-/** The mean per-row loss difference's z of `cand` against `base` (positive: `cand` loses less). */
-function meanZ(base: Float64Array, cand: Float64Array): number {
+/** The mean per-row loss difference of `cand` against `base` (positive: `cand` loses less) and its z. */
+function meanZ(base: Float64Array, cand: Float64Array): { gain: number; z: number } {
   const n = base.length;
   let m = 0;
   for (let i = 0; i < n; i++) m += base[i]! - cand[i]!;
@@ -31,7 +45,7 @@ function meanZ(base: Float64Array, cand: Float64Array): number {
   let ss = 0;
   for (let i = 0; i < n; i++) ss += (base[i]! - cand[i]! - m) ** 2;
   const se = n > 1 ? Math.sqrt(ss / (n - 1) / n) : 0;
-  return se > 0 ? m / se : 0;
+  return { gain: m, z: se > 0 ? m / se : 0 };
 }
 
 /** Single nodes a blend with the start may take: measured on dev, not failed, not ensembles, not the start;
@@ -46,8 +60,8 @@ function partners(s: TreeState): TreeNode[] {
 
 /**
  * A blend anchored at the start: greedy forward selection with replacement (as `caruana`), from the start
- * alone, adding whichever of the start and the evaluated nodes (`partners`) raises the blend's paired z
- * against the start on pooled out-of-fold rows the most, for at most ENSEMBLE_ROUNDS additions, stopping
+ * alone, adding whichever of the start and the evaluated nodes (`partners`) raises the blend's `promise`
+ * against the start on pooled out-of-fold rows (its mean per-row gain and that gain's z) the most, for at most ENSEMBLE_ROUNDS additions, stopping
  * when none raises it. Weights are counts / total. Returned as an ensemble hypothesis; null when the start's
  * predictions are not kept, nothing beats the start on its rows, or the blend is already in the tree. Dev
  * rows only: held-out and test rows never reach it.
@@ -73,19 +87,22 @@ export function anchoredBlend(runDir: string, s: TreeState, data: TreeData): Hyp
   const counts: number[] = cands.map((_, i) => (i === 0 ? 1 : 0));
   const sum = Float64Array.from(base.values);
   const values = new Float64Array(sum.length);
-  let z = 0;
+  const bar = endBar(s), heldout = s.dataset.heldout;
+  let best = 0, z = 0;
   for (let r = 1; r < ENSEMBLE_ROUNDS; r++) {
-    let pick = -1, pickZ = z;
+    let pick = -1, pickValue = best, pickZ = z;
     cands.forEach((c, i) => {
       const v = c.oof.values;
       for (let j = 0; j < sum.length; j++) values[j] = (sum[j]! + v[j]!) / (r + 1);
-      const zi = meanZ(baseLoss, rowLosses(metric, y, { ...base, values }));
-      if (zi > pickZ + 1e-9) (pick = i), (pickZ = zi);
+      const g = meanZ(baseLoss, rowLosses(metric, y, { ...base, values }));
+      const value = promise(g.gain, g.z, y.length, heldout, bar);
+      if (value > pickValue * (1 + 1e-9) + 1e-15) (pick = i), (pickValue = value), (pickZ = g.z);
     });
     if (pick < 0) break;
     counts[pick]! += 1;
     const v = cands[pick]!.oof.values;
     for (let j = 0; j < sum.length; j++) sum[j] = sum[j]! + v[j]!;
+    best = pickValue;
     z = pickZ;
   }
   const total = counts.reduce((t, c) => t + c, 0);

@@ -2,10 +2,11 @@ import { deepEqual, equal, ok as truthy } from "node:assert/strict";
 import { canonical } from "../model/json.ts";
 import { ACCEPT_EPS } from "../thresholds.ts";
 import { fakeStart, folds, hyp, ok, run } from "../../tests/tree_fake.ts";
+import type { LossGain } from "./gate/row_loss.ts";
 import { gateZ } from "./gate/row_loss.ts";
 import { plannedComparisons, significant, step, Z_GATE } from "./step.ts";
 import { renderTreeReport } from "./report.ts";
-import type { TreeEvent, TreeState } from "./types.ts";
+import type { ExecResult, TreeEvent, TreeState } from "./types.ts";
 
 /** Baseline measured and admitted, then two hypotheses proposed under the root. */
 function opening(): TreeEvent[] {
@@ -359,7 +360,7 @@ Deno.test("step() with the gate at the end: cycles grow on dev, then the best no
   equal(s.history.length, 2);
 });
 
-Deno.test("step() with the gate at the end sends the surest dev gain, not the largest mean", () => {
+Deno.test("step() with the gate at the end, without per-row comparisons, sends the surest dev gain, not the largest mean", () => {
   let s = fakeStart({ cycles: 1, gateAt: "end", heldoutBudget: 2 });
   // n1: +0.05 on average but from two lucky folds; n2: +0.02 on every fold.
   const lucky = [0.79, 0.95, 0.79, 0.95, 0.77].map((x, i) => x + (i % 2 ? 0.01 : -0.01));
@@ -371,6 +372,30 @@ Deno.test("step() with the gate at the end sends the surest dev gain, not the la
   ) {
     s = step(s, ev).state;
   }
+  truthy(s.nodes.n1!.dev!.mean > s.nodes.n2!.dev!.mean, "n1 has the larger mean");
+  deepEqual(s.pending, { a: "gate", node: "n2" });
+});
+
+Deno.test("step() with the gate at the end sends the node its dev rows say the held-out rows can confirm", () => {
+  let s = fakeStart({ cycles: 1, gateAt: "end", heldoutBudget: 2 });
+  // n1 gains more on dev folds, but on a few rows (per-row z 1.1); n2 gains less, on most rows (z 3.4).
+  const rows = (gain: number, z: number) => ({ loss: "logloss" as const, gain, se: gain / z, n: 200, z });
+  const withOof = (r: ExecResult, oof: LossGain): ExecResult => ({
+    ...r,
+    recomputed: { folds: (r.recomputed as { folds: number[] }).folds, vs_start: oof },
+  });
+  for (
+    const ev of [...opening(), {
+      e: "executed",
+      results: [
+        withOof(ok("n1", folds(0.8, 0.04)), rows(0.05, 1.1)),
+        withOof(ok("n2", folds(0.8, 0.02)), rows(0.02, 3.4)),
+      ],
+    }] as TreeEvent[]
+  ) {
+    s = step(s, ev).state;
+  }
+  deepEqual(s.nodes.n2!.oof, rows(0.02, 3.4), "the comparison is kept on the node");
   truthy(s.nodes.n1!.dev!.mean > s.nodes.n2!.dev!.mean, "n1 has the larger mean");
   deepEqual(s.pending, { a: "gate", node: "n2" });
 });

@@ -7,7 +7,7 @@
  */
 import type { PairedGain } from "./paired.ts";
 import { gateZ } from "./row_loss.ts";
-import { confirmZ } from "../confirm.ts";
+import { confirmZ, endBar, promise } from "../confirm.ts";
 import { signOf } from "../ideate/select.ts";
 import { classify, pairedDelta } from "../ideate/insight.ts";
 import { ACCEPT_EPS, improves } from "../../thresholds.ts";
@@ -88,10 +88,11 @@ export function beyondNoise(s: TreeState, n: TreeNode, inc: TreeNode): boolean {
  * With the gate at the end (`gateAt: "end"`): of the nodes not yet gated that beat the incumbent on dev
  * beyond noise, the one the held-out rows are likeliest to confirm, while a held-out query remains; null
  * otherwise (then the final test). The gate tests a gain against its spread over rows, so the candidate is
- * the one whose pooled out-of-fold loss beats the start's with the largest z on the dev rows (confirm.ts;
- * the incumbent is the start until the end): a gain spread over many rows, not the largest mean, which is
- * the likeliest to be a lucky one (its folds' winner's curse) or to rest on a few rows the held-out part may
- * not hold. Nodes measured before that comparison existed are ranked by the largest lower bound (mean − one
+ * the one whose pooled out-of-fold loss beats the start's by the most it is likely to keep there — its
+ * per-row gain times the chance that its z, scaled to the held-out rows, clears the bar (confirm.ts
+ * `promise`; the incumbent is the start until the end): not the largest mean, which is the likeliest to be a
+ * lucky one (its folds' winner's curse) or to rest on a few rows the held-out part may not hold, nor the
+ * surest, which is often a sliver. Nodes measured before that comparison existed are ranked by the largest lower bound (mean − one
  * standard error) of their paired fold deltas over the incumbent.
  */
 export function finalCandidate(s: TreeState): TreeNodeId | null {
@@ -103,10 +104,13 @@ export function finalCandidate(s: TreeState): TreeNodeId | null {
     improves(inc.dev!.mean, n.dev.mean, ACCEPT_EPS, s.config.direction) && beyondNoise(s, n, inc)
   );
   const rowWise = inc.id === s.order[0] ? screened.filter((n) => n.oof) : [];
+  const bar = endBar(s);
   let best: { id: TreeNodeId; key: number } | null = null;
   for (const n of rowWise.length ? rowWise : screened) {
     const d = pairedDelta(n.dev!, inc.dev, signOf(s));
-    const key = rowWise.length ? confirmZ(n.oof!) : d.mean - d.std / Math.sqrt(Math.max(1, d.folds.length));
+    const key = rowWise.length
+      ? promise(n.oof!.gain, confirmZ(n.oof!), n.oof!.n, s.dataset.heldout, bar)
+      : d.mean - d.std / Math.sqrt(Math.max(1, d.folds.length));
     if (!best || key > best.key) best = { id: n.id, key };
   }
   return best?.id ?? null;

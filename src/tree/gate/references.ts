@@ -13,18 +13,13 @@ import {
   predictPipeline,
   type Rows,
   score,
+  STRONG_GBDT,
 } from "../../tabular/mod.ts";
 import type { TreeData } from "../data.ts";
 import { labelsOf } from "../execute/predictions.ts";
 
-/** The strong default: slower and steadier than the start (300 stages at lr 0.05, depth 5, row subsampling). */
-export const STRONG_DEFAULT: Readonly<Partial<GbdtParams>> = {
-  stages: 300,
-  learningRate: 0.05,
-  maxDepth: 5,
-  subsample: 0.8,
-  minSamplesLeaf: 20,
-};
+/** The strong default reference: the toolkit's STRONG_GBDT (tabular/gbdt_params.ts). */
+export const STRONG_DEFAULT: Readonly<Partial<GbdtParams>> = STRONG_GBDT;
 
 /** A score for the record: NaN (e.g. AUC on a test part holding one class) is no score. */
 export const scoreOrNull = (x: number) => (Number.isFinite(x) ? x : null);

@@ -169,6 +169,18 @@ export function normalQuantile(p: number): number {
     (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1);
 }
 
+/** The standard normal distribution function (Abramowitz and Stegun 7.1.26 for erf, absolute error below
+ * 1.5e-7: ample for weighing candidates, never used for a decision's bar). */
+export function normalCdf(x: number): number {
+  if (x === Infinity) return 1;
+  if (x === -Infinity) return 0;
+  const t = 1 / (1 + 0.3275911 * Math.abs(x) / Math.SQRT2);
+  const poly = t *
+    (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))));
+  const erf = 1 - poly * Math.exp(-(x * x) / 2);
+  return x >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
+}
+
 /**
  * The one-sided bar a held-out query's paired z must reach so that a run of `queries` comparisons admits a
  * no-effect candidate with probability at most `alpha` in all (Bonferroni: each query spends alpha/queries,

@@ -4,6 +4,7 @@ import { ACCEPT_EPS } from "../../thresholds.ts";
 import { classify, meanStd } from "../ideate/insight.ts";
 import {
   gateZ,
+  normalCdf,
   normalQuantile,
   pairedLoss,
   pairedLossOf,
@@ -158,4 +159,14 @@ Deno.test("significant(): the mean's z or the signed-rank z, each at half the ru
   // A comparison recorded before the rank statistic: the mean's z alone, at the run's full level.
   const { rank_z: _, ...old } = loss(gateZ(3) + 0.01, 0);
   equal(significant({ gain: 0.01, se: 0.01, n: 100, b: 0, loss: old }, 3), true);
+});
+
+Deno.test("normalCdf: the standard normal distribution, the inverse of normalQuantile", () => {
+  ok(Math.abs(normalCdf(0) - 0.5) < 1e-8);
+  for (const p of [0.001, 0.025, 0.3, 0.5, 0.8, 0.975, 0.9995]) {
+    ok(Math.abs(normalCdf(normalQuantile(p)) - p) < 2e-7, `Φ(Φ⁻¹(${p}))`);
+  }
+  ok(Math.abs(normalCdf(1.5) + normalCdf(-1.5) - 1) < 1e-12, "symmetric");
+  equal(normalCdf(Infinity), 1);
+  equal(normalCdf(-Infinity), 0);
 });

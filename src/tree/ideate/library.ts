@@ -16,6 +16,7 @@
  * @module
  */
 import { DEFAULT_GBDT, type GbdtParams } from "../../tabular/gbdt.ts";
+import { STRONG_GBDT } from "../../tabular/gbdt_params.ts";
 import { mulberry32, subSeed } from "../../tabular/prng.ts";
 import { type Idea, pathOf, withInsights } from "./rank.ts";
 import type { ColumnEvidence } from "./evidence.ts";
@@ -135,7 +136,7 @@ export function configIdeas(parent: TreeNode, runSeed: number): Idea[] {
     Math.exp(Math.log(lo) + rng() * (Math.log(hi) - Math.log(lo)));
   const linear = parent.artifact.model.kind === "linear";
   const was: GbdtParams = linear ? { ...DEFAULT_GBDT } : { ...DEFAULT_GBDT, ...parent.artifact.model };
-  return Array.from({ length: CONFIG_DRAWS }, (_, i): Idea => {
+  const drawn = Array.from({ length: CONFIG_DRAWS }, (_, i): Idea => {
     const learningRate = Number(logUniform(0.02, 0.2).toPrecision(2));
     const model: Partial<GbdtParams> = {
       learningRate,
@@ -151,10 +152,25 @@ export function configIdeas(parent: TreeNode, runSeed: number): Idea[] {
     if (linear) return { ...configIdea(i, model, changed, was), model: { kind: "gbdt", ...model } };
     return configIdea(i, model, changed, was);
   });
+  // The toolkit's strong default as a whole configuration, first among them (what a practitioner tries
+  // first), unless the parent already is it.
+  const strong: Partial<GbdtParams> = { ...STRONG_GBDT };
+  const differs = (Object.keys(strong) as (keyof GbdtParams)[]).filter((k) => strong[k] !== was[k]);
+  if (!linear && !differs.length) return drawn;
+  const idea = configIdea("strong", strong, differs, was);
+  return [
+    {
+      ...idea,
+      text: idea.text.replace("Retune the model as a whole", "Switch to the toolkit's strong default"),
+      prior: idea.prior + 0.05,
+      ...(linear ? { model: { kind: "gbdt" as const, ...strong } } : {}),
+    },
+    ...drawn,
+  ];
 }
 
 function configIdea(
-  i: number,
+  i: number | string,
   model: Partial<GbdtParams>,
   changed: (keyof GbdtParams)[],
   was: GbdtParams,

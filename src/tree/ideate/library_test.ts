@@ -1,3 +1,4 @@
+import { STRONG_GBDT } from "../../tabular/gbdt_params.ts";
 import { deepEqual, equal, notEqual, ok as truthy } from "node:assert/strict";
 import { fakeStart, folds, ok, run } from "../../../tests/tree_fake.ts";
 import { DEFAULT_GBDT, gbdtParams } from "../../tabular/gbdt.ts";
@@ -196,7 +197,11 @@ Deno.test("configIdeas() draws whole GBDT configurations: several knobs, valid, 
   const s = fakeStart();
   const root = s.nodes.n0!;
   const a = configIdeas(root, 7), b = configIdeas(root, 7), c = configIdeas(root, 8);
-  equal(a.length, CONFIG_DRAWS);
+  // The toolkit's strong default first, then the drawn ones.
+  equal(a.length, CONFIG_DRAWS + 1);
+  equal(a[0]!.params.config, "strong");
+  deepEqual(a[0]!.model, { ...STRONG_GBDT });
+  equal(configIdeas({ ...root, artifact: { steps: [], model: { ...STRONG_GBDT } } }, 7).length, CONFIG_DRAWS);
   deepEqual(a, b, "the same run seed and parent draw the same configurations");
   truthy(JSON.stringify(a) !== JSON.stringify(c), "another run seed draws others");
   for (const i of a) {
@@ -210,7 +215,7 @@ Deno.test("configIdeas() draws whole GBDT configurations: several knobs, valid, 
   const offered = libraryIdeas(s, "n0", 400, 1).filter((h) =>
     h.family === "capacity" && "config" in h.params
   );
-  equal(offered.length, CONFIG_DRAWS, "the library offers them");
+  equal(offered.length, CONFIG_DRAWS + 1, "the library offers them");
 });
 
 Deno.test("the linear family: an L2 grid that replaces a GBDT parent's settings, and GBDT moves back", () => {
