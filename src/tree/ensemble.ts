@@ -246,11 +246,10 @@ export function ensembleExec(runDir: string, s: TreeState, id: string, data: Tre
     score(metric, Float64Array.from(f.valid, (r) => target.y[r]!), preds[i]!)
   );
   const mean = folds.reduce((t, x) => t + x, 0) / folds.length;
-  const vs = vsStart(runDir, s, data, preds);
   return {
     ...base,
     claim: { score: mean, problem: null },
-    recomputed: { folds, ...(vs ? { vs_start: vs } : {}) },
+    recomputed: { folds, ...rowComparisons(runDir, s, data, id, preds) },
   };
 }
 
@@ -277,15 +276,36 @@ export function pooledLabels(data: TreeData): Float64Array {
 export const sizesOf = (data: TreeData) => data.task.splits.folds.map((f) => f.valid.length);
 
 /**
- * Per-fold predictions `folds` of a node against the start's kept out-of-fold predictions, paired per dev
- * row; null when the start's are not kept (or `folds` is the start's own).
+ * Per-fold predictions `folds` of a node against node `against`'s kept out-of-fold predictions (by default
+ * the start's), paired per dev row; null when those are not kept.
  */
-export function vsStart(runDir: string, s: TreeState, data: TreeData, folds: Prediction[]): LossGain | null {
+export function vsStart(
+  runDir: string,
+  s: TreeState,
+  data: TreeData,
+  folds: Prediction[],
+  against: string | null | undefined = s.order[0],
+): LossGain | null {
+  if (!against) return null;
+  const ref = readOof(runDir, against, data.task.target, sizesOf(data));
+  if (!ref) return null;
+  return roundGain(pairedLoss(s.config.metric, pooledLabels(data), pooled(folds), pooled(ref)));
+}
+
+/** A node's per-fold predictions against the start's and against its parent's (each when kept). */
+export function rowComparisons(
+  runDir: string,
+  s: TreeState,
+  data: TreeData,
+  id: string,
+  folds: Prediction[],
+): { vs_start?: LossGain; vs_parent?: LossGain } {
   const root = s.order[0];
-  if (!root) return null;
-  const start = readOof(runDir, root, data.task.target, sizesOf(data));
-  if (!start) return null;
-  return roundGain(pairedLoss(s.config.metric, pooledLabels(data), pooled(folds), pooled(start)));
+  if (id === root) return {};
+  const parent = s.nodes[id]?.parent;
+  const start = vsStart(runDir, s, data, folds, root);
+  const up = parent === root ? start : vsStart(runDir, s, data, folds, parent);
+  return { ...(start ? { vs_start: start } : {}), ...(up ? { vs_parent: up } : {}) };
 }
 
 /** A comparison rounded for the record (the state is JSON; its bytes must not depend on the last digit). */

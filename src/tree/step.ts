@@ -38,6 +38,7 @@ export { flagsOf, plannedComparisons, significant, Z_GATE };
 import { mark, newNode } from "./grow.ts";
 import { chooseParent, devGain, signOf } from "./ideate/select.ts";
 import type { Hypothesis, StepOutput, TreeEvent, TreeNode, TreeNodeId, TreeState } from "./types.ts";
+import type { LossGain } from "./gate/row_loss.ts";
 
 function backpropagate(s: TreeState, n: TreeNode, gain: number): void {
   for (let at: TreeNode | undefined = n; at; at = at.parent ? s.nodes[at.parent] : undefined) {
@@ -62,12 +63,12 @@ function fail(s: TreeState, n: TreeNode, lesson: string): void {
   learn(s, n);
 }
 
-function evaluate(s: TreeState, n: TreeNode, folds: number[], claimed: number): void {
+function evaluate(s: TreeState, n: TreeNode, folds: number[], claimed: number, rows?: LossGain): void {
   n.dev = { ...meanStd(folds), folds };
   n.claimed = claimed;
   const parent = n.parent ? s.nodes[n.parent] : undefined;
   if (parent?.dev && n.hypothesis) {
-    n.insight = insightOf(n.hypothesis, n.dev, parent.dev, signOf(s), s.config.metric);
+    n.insight = insightOf(n.hypothesis, n.dev, parent.dev, signOf(s), s.config.metric, rows);
   }
   mark(n, n.insight?.outcome === "hurt" ? "pruned" : "evaluated");
   backpropagate(s, n, devGain(s, n));
@@ -187,9 +188,9 @@ function onExecuted(s: TreeState, ev: Extract<TreeEvent, { e: "executed" }>, inc
       retry.push(n.id);
     } else if (j.kind === "failed") fail(s, n, j.lesson);
     else {
-      evaluate(s, n, j.folds, j.claimed);
-      const vs = r.recomputed && "folds" in r.recomputed ? r.recomputed.vs_start : undefined;
-      if (vs) n.oof = vs;
+      const rec = r.recomputed && "folds" in r.recomputed ? r.recomputed : null;
+      evaluate(s, n, j.folds, j.claimed, rec?.vs_parent);
+      if (rec?.vs_start) n.oof = rec.vs_start;
     }
   }
   s.running = s.running.filter((id) => retry.includes(id) || !ev.results.some((r) => r.node === id));

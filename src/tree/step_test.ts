@@ -399,3 +399,40 @@ Deno.test("step() with the gate at the end sends the node its dev rows say the h
   truthy(s.nodes.n1!.dev!.mean > s.nodes.n2!.dev!.mean, "n1 has the larger mean");
   deepEqual(s.pending, { a: "gate", node: "n2" });
 });
+
+Deno.test("step() labels a node by its rows against its parent's when both were kept, else by its folds", () => {
+  const rows = (z: number) => ({ loss: "logloss" as const, gain: 0.01 * z, se: 0.01, n: 300, z });
+  const withRows = (r: ExecResult, vs: LossGain): ExecResult => ({
+    ...r,
+    recomputed: { folds: (r.recomputed as { folds: number[] }).folds, vs_parent: vs },
+  });
+  // n1's fold deltas (+0.004 ± 0.001) are beyond a fold t-test; its rows (z 0.8) are not: neutral. n2's
+  // folds are noisy (t-test: neutral), its rows steady (z 3.1): helped.
+  const noisy = [0.79, 0.83, 0.79, 0.83, 0.79].map((x) => x + 0.004);
+  const steady = folds(0.8).map((x, i) => x + [0.004, 0.005, 0.003, 0.004, 0.004][i]!);
+  let s = fakeStart({ cycles: 1 });
+  for (const ev of opening()) s = step(s, ev).state;
+  s = step(s, {
+    e: "executed",
+    results: [
+      withRows(ok("n1", steady), rows(0.8)),
+      withRows(ok("n2", noisy), rows(3.1)),
+    ],
+  }).state;
+  equal(s.nodes.n1!.insight!.outcome, "neutral");
+  deepEqual(s.nodes.n1!.insight!.rows, rows(0.8));
+  equal(s.nodes.n2!.insight!.outcome, "helped");
+  truthy(
+    s.nodes.n2!.insight!.sentence.includes("per-row logloss z 3.10 over 300 rows"),
+    s.nodes.n2!.insight!.sentence,
+  );
+  // Without rows, the fold rule: the same n1 folds are helped.
+  let t = fakeStart({ cycles: 1 });
+  for (const ev of opening()) t = step(t, ev).state;
+  t = step(t, {
+    e: "executed",
+    results: [ok("n1", steady), ok("n2", noisy)],
+  }).state;
+  equal(t.nodes.n1!.insight!.outcome, "helped");
+  equal(t.nodes.n2!.insight!.outcome, "neutral");
+});

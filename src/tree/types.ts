@@ -88,6 +88,9 @@ export interface Insight {
   columns: string[];
   outcome: Outcome;
   delta: DevScore | null;
+  /** Its out-of-fold per-row loss against its parent's on every dev row, when both were kept (what the
+   * outcome is labelled by; absent: the fold deltas, as in states recorded before). */
+  rows?: LossGain;
   why: string;
   sentence: string;
 }
@@ -285,6 +288,8 @@ export interface ExecResult {
       folds: number[];
       /** Its pooled out-of-fold per-row loss against the start's, dev rows only (confirm.ts). */
       vs_start?: LossGain;
+      /** The same against its parent's (what its insight is labelled by: insight.ts). */
+      vs_parent?: LossGain;
     }
     | { problem: string; exit: number | null; stderr_tail: string[]; hung?: Hang | null }
     | null;

@@ -20,7 +20,7 @@ import type { SlotPool } from "./slot_pool.ts";
 import type { TreeData } from "../data.ts";
 import { libraryWrote } from "../ideate/library.ts";
 import { scoreFolds, unobserved } from "./predictions.ts";
-import { keepOof, readOof, vsStart } from "../ensemble.ts";
+import { keepOof, readOof, rowComparisons } from "../ensemble.ts";
 import { childCommand, type SandboxContext } from "./sandbox.ts";
 import type { ExecResult, TreeNode, TreeState } from "../types.ts";
 
@@ -248,8 +248,7 @@ export async function runExecutor(w: ExecutorWorld, s: TreeState, id: string): P
     if (line.ok) {
       keepOof(w.runDir, id, line.text);
       const oof = id === s.order[0] ? null : readOof(w.runDir, id, task.target, folds.map((f) => f.length));
-      const vs = oof ? vsStart(w.runDir, s, w.data, oof) : null;
-      if (vs) result.recomputed.vs_start = vs;
+      if (oof) Object.assign(result.recomputed, rowComparisons(w.runDir, s, w.data, id, oof));
     }
   }
   return { result, childMs, fitMs };

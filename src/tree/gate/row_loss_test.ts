@@ -1,7 +1,7 @@
 import { equal, ok } from "node:assert/strict";
 import { mulberry32, type Prediction } from "../../tabular/mod.ts";
 import { ACCEPT_EPS } from "../../thresholds.ts";
-import { classify, meanStd } from "../ideate/insight.ts";
+import { classify, classifyRows, meanStd } from "../ideate/insight.ts";
 import {
   gateZ,
   normalCdf,
@@ -169,4 +169,44 @@ Deno.test("normalCdf: the standard normal distribution, the inverse of normalQua
   ok(Math.abs(normalCdf(1.5) + normalCdf(-1.5) - 1) < 1e-12, "symmetric");
   equal(normalCdf(Infinity), 1);
   equal(normalCdf(-Infinity), 0);
+});
+
+Deno.test("classifyRows: labels on every dev row; no effect ≤ 5 %, and a real gain too small for 5 folds is seen", () => {
+  const normal = normals(47);
+  const N = 2000, rows = 300, k = 5;
+  // Regression rows: y = f + noise; a candidate with no effect is the reference plus its own fit noise, a
+  // real gain removes a fifth of the reference's error on every row.
+  let labelled = 0, rowsHelped = 0, foldsHelped = 0;
+  const fold = (i: number) => i % k;
+  for (let t = 0; t < N; t++) {
+    const y = new Float64Array(rows), ref = new Float64Array(rows), same = new Float64Array(rows);
+    const better = new Float64Array(rows);
+    for (let i = 0; i < rows; i++) {
+      y[i] = normal();
+      const err = 0.5 * normal();
+      ref[i] = y[i]! + err;
+      same[i] = y[i]! + 0.5 * normal();
+      better[i] = y[i]! + 0.8 * err + 0.1 * normal();
+    }
+    const p = (v: Float64Array) => ({ task: "regression" as const, k: 1, values: v });
+    // Fold deltas of R² (higher is better), as the tree measures them.
+    const deltas = (c: Float64Array) =>
+      Array.from({ length: k }, (_, f) => {
+        const idx = [...y.keys()].filter((i) => fold(i) === f);
+        const yv = idx.map((i) => y[i]!), m = yv.reduce((a, b) => a + b, 0) / yv.length;
+        const ss = yv.reduce((a, b) => a + (b - m) ** 2, 0);
+        const r2 = (q: Float64Array) => 1 - idx.reduce((a, i) => a + (y[i]! - q[i]!) ** 2, 0) / ss;
+        return r2(c) - r2(ref);
+      });
+    const d0 = deltas(same), d1 = deltas(better);
+    const o0 = classifyRows({ ...meanStd(d0), folds: d0 }, pairedLoss("r2", y, p(same), p(ref)));
+    if (o0 !== "neutral") labelled++;
+    if (classifyRows({ ...meanStd(d1), folds: d1 }, pairedLoss("r2", y, p(better), p(ref))) === "helped") {
+      rowsHelped++;
+    }
+    if (classify({ ...meanStd(d1), folds: d1 }) === "helped") foldsHelped++;
+  }
+  ok(labelled / N <= 0.06, `helped or hurt under no effect: ${labelled / N}`);
+  ok(rowsHelped / N >= 0.9, `the real gain, labelled by rows: ${rowsHelped / N}`);
+  ok(rowsHelped > foldsHelped, `rows see it more often than five folds: ${rowsHelped} vs ${foldsHelped}`);
 });

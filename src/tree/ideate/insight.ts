@@ -8,12 +8,16 @@
  * two-sided LABEL_ALPHA quantile on k − 1 degrees of freedom (2.776 for 5 folds): a change with no effect
  * is labelled helped or hurt at most LABEL_ALPHA of the time (at one standard error it was about 19 %
  * "hurt" alone, and a "hurt" prunes the node and steers ideation away from its family); code that failed
- * is **failed** with its lesson.
+ * is **failed** with its lesson. When both the node's and its parent's out-of-fold predictions were kept
+ * (every node Arrow recomputed), the label is decided on their per-row losses paired over every dev row
+ * instead (`classifyRows`: the same ACCEPT_EPS on the fold mean, and a two-sided LABEL_ALPHA z over rows):
+ * far more evidence than five fold means, so a real gain of a fold's noise is seen rather than called
+ * neutral.
  *
  * @module
  */
 import { ACCEPT_EPS } from "../../thresholds.ts";
-import { tQuantile } from "../gate/row_loss.ts";
+import { LABEL_ALPHA, type LossGain, normalQuantile, tQuantile } from "../gate/row_loss.ts";
 import type { DevScore, Family, FamilyTally, Hypothesis, Insight, Outcome, TreeNode } from "../types.ts";
 import { helpedWhy, hurtWhy, neutralWhy } from "./families.ts";
 
@@ -47,21 +51,40 @@ export function whyOf(family: Family, outcome: Outcome, lesson: string | null): 
 
 const signed = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(4)}`;
 
-/** The insight of an evaluated node with a hypothesis, against its parent's dev folds. */
+/**
+ * The outcome of a node measured against its parent row by row (`rows`: their pooled out-of-fold per-row
+ * losses, paired on every dev row) with the fold deltas `d` beside it: **helped** when the fold deltas gain
+ * ACCEPT_EPS on average and the per-row z reaches the two-sided LABEL_ALPHA normal quantile, **hurt** the
+ * mirror image, **neutral** otherwise. Hundreds of rows weigh a change far more finely than five fold means
+ * (where a real gain of a fold's noise is labelled neutral more often than not).
+ */
+export function classifyRows(d: DevScore, rows: LossGain): Outcome {
+  const q = normalQuantile(1 - LABEL_ALPHA / 2);
+  if (d.mean >= ACCEPT_EPS && rows.z >= q) return "helped";
+  if (d.mean <= -ACCEPT_EPS && rows.z <= -q) return "hurt";
+  return "neutral";
+}
+
+/** The insight of an evaluated node with a hypothesis, against its parent's dev folds — and its rows, when
+ * both nodes' out-of-fold predictions were kept (`rows`). */
 export function insightOf(
   h: Hypothesis,
   dev: DevScore,
   parent: DevScore,
   sign: 1 | -1,
   metric: string,
+  rows?: LossGain,
 ): Insight {
   const delta = pairedDelta(dev, parent, sign);
-  const outcome = classify(delta);
-  const why = whyOf(h.family, outcome, null);
+  const outcome = rows ? classifyRows(delta, rows) : classify(delta);
+  const why = rows && outcome === "neutral" && !neutralWhy(h.family)
+    ? "the effect is within the rows' noise"
+    : whyOf(h.family, outcome, null);
+  const perRow = rows ? `, per-row ${rows.loss} z ${rows.z.toFixed(2)} over ${rows.n} rows` : "";
   const sentence = `${h.text} — ${outcome}: dev ${metric} ${signed(delta.mean)} ± ${
     delta.std.toFixed(4)
-  } over ${delta.folds.length} folds, because ${why}.`;
-  return { family: h.family, columns: h.columns, outcome, delta, why, sentence };
+  } over ${delta.folds.length} folds${perRow}, because ${why}.`;
+  return { family: h.family, columns: h.columns, outcome, delta, ...(rows ? { rows } : {}), why, sentence };
 }
 
 /** The insight of a node whose code or executor failed. */
