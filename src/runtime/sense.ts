@@ -19,7 +19,13 @@ import type { Fingerprinter, ScopePrint } from "./scope/fingerprint.ts";
 import { diffTables } from "./scope/scope_record_fold.ts";
 import type { GuardSchedule } from "./guard_schedule.ts";
 import { shadowPath, shadowWrites, syncLane } from "./sandbox/bwrap.ts";
-import { type RefusalLog, refusedPaths, type StderrRefusals } from "./sandbox/refusals.ts";
+import {
+  IN_STDERR,
+  READ_ONLY_MOUNT,
+  type RefusalLog,
+  refusedPaths,
+  type StderrRefusals,
+} from "./sandbox/refusals.ts";
 import type { Command, Shadow } from "./backend/launch.ts";
 import type { Lockstep } from "./lockstep.ts";
 import { readManifest } from "./scope/manifest.ts";
@@ -258,7 +264,7 @@ export class Sensor {
       this.#w.refusals.add(id, state.nodes[id]!.attempt, "acceptance", acceptance.cmd.refusing ?? []);
       for (const p of refusedPaths(accept.stderr, acceptance.cmd.readOnly ?? [], this.#w.scope(node))) {
         const seen_in = "the acceptance check's stderr";
-        o.escapes.push({ path: this.#w.rel(p), op: "write", via: "read-only mount", seen_in, stopped: true });
+        o.escapes.push({ path: this.#w.rel(p), op: "write", via: READ_ONLY_MOUNT, seen_in, stopped: true });
       }
       const { manifest, error } = readManifest(this.#w.scope(node));
       const observedBest = node.kind === "long"
@@ -354,8 +360,8 @@ export class Sensor {
       }
     }
     for (const p of h?.refused?.read() ?? []) {
-      const seen_in = "the program's stderr";
-      o.escapes.push({ path: this.#w.rel(p), op: "write", via: "read-only mount", seen_in, stopped: true });
+      const seen_in = IN_STDERR;
+      o.escapes.push({ path: this.#w.rel(p), op: "write", via: READ_ONLY_MOUNT, seen_in, stopped: true });
     }
     for (const shadow of h?.shadows ?? []) {
       for (const { rel, op } of shadowWrites(shadow)) {
