@@ -107,6 +107,8 @@ export interface SenseContext {
 export class Sensor {
   readonly #w: SenseContext;
   #requests: RequestTail | null = null;
+  /** Whether this process has looked at the run yet. */
+  #looked = false;
 
   constructor(w: SenseContext) {
     this.#w = w;
@@ -143,6 +145,9 @@ export class Sensor {
 
   async sense(state: RunState, tick: number): Promise<Observations> {
     const obs = emptyObservations(tick);
+    // A first look past tick 0 is a resume's: the last look was taken by an arrow that is gone.
+    if (!this.#looked && state.tick > 0) obs.unwatched = true;
+    this.#looked = true;
     const real = state.mode !== "mock";
     const now = Date.now();
     const running = state.plan.order.filter((id) => state.nodes[id]!.status === "running");
