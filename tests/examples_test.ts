@@ -29,10 +29,11 @@ const NO_ESCAPE = needs(
   NO_BWRAP && `${NO_BWRAP}: writes outside the run directory cannot be seen`,
 );
 /**
- * Unsandboxed, an out-of-lane write into another scope is reverted and the writer goes unblamed, so the
- * writer's own result stands: the verdict its honest run would reach.
+ * Unsandboxed, no layer sees an out-of-lane write into another scope; the guard reverts it, and — command
+ * workers running alone — blames the one program that ran unconfined, saying so (`basis`).
  */
-const UNSANDBOXED_VERDICT = { python: "RESEARCH ANSWERED", shell: "RESEARCH ANSWERED" };
+const soleBasis = (writer: string) =>
+  new RegExp(`^${writer} was the only program running without a sandbox layer \\(--unsandboxed\\)`);
 /** Without bubblewrap the contract asks for an explicit opt-out to run command workers. */
 const SANDBOX = BWRAP ? [] : ["--unsandboxed"];
 /**
@@ -301,21 +302,17 @@ Deno.test("python_trainer: a Python trainer of one's own under overwatch", async
     await t.step(
       BWRAP
         ? "write into the baseline's scope: SCOPE_VIOLATION blamed on the trainer, withheld"
-        : "write into the baseline's scope, unsandboxed: reverted and reported, the writer unattributed",
+        : "write into the baseline's scope, unsandboxed: reverted, blamed on the trainer that ran alone, withheld",
       () => {
         const r = o.out_of_lane!;
         const i = r.incidents.find((x) => x.type === "SCOPE_VIOLATION");
         ok(i, why(r));
         match(paths(i), /baseline\/leaked_by_poly_ridge\.txt/);
         ok(!exists(`${r.dir}/nodes/baseline/leaked_by_poly_ridge.txt`), "the baseline's scope stays clean");
-        if (BWRAP) {
-          deepEqual([i.node, i.evidence.writer], ["poly_ridge", "poly_ridge"]);
-          equal(r.verdict, "RESULT WITHHELD");
-        } else {
-          // WORKERS.md: no layer saw who wrote, so the incident is the owner's and blames no one.
-          deepEqual([i.node, i.evidence.writer], ["baseline", "unattributed"]);
-          equal(r.verdict, UNSANDBOXED_VERDICT.python, why(r));
-        }
+        deepEqual([i.node, i.evidence.writer], ["poly_ridge", "poly_ridge"]);
+        equal(r.verdict, "RESULT WITHHELD", why(r));
+        // WORKERS.md: no layer saw who wrote; the trainer was the one program running unconfined.
+        if (!BWRAP) match(String(i.evidence.basis), soleBasis("poly_ridge"));
       },
     );
 
@@ -485,20 +482,16 @@ Deno.test("shell_worker: a plain sh worker under overwatch", async (t) => {
     await t.step(
       BWRAP
         ? "write into the GBDT's scope: SCOPE_VIOLATION blamed on the baseline"
-        : "write into the GBDT's scope, unsandboxed: reverted and reported, the writer unattributed",
+        : "write into the GBDT's scope, unsandboxed: reverted, blamed on the baseline that ran alone",
       () => {
         const r = o.out_of_lane!;
         const i = r.incidents.find((x) => x.type === "SCOPE_VIOLATION");
         ok(i, why(r));
         match(paths(i), /gbdt\/leaked_by_baseline\.txt/);
         ok(!exists(`${r.dir}/nodes/gbdt/leaked_by_baseline.txt`));
-        if (BWRAP) {
-          deepEqual([i.node, i.evidence.writer], ["baseline", "baseline"]);
-          equal(r.verdict, "NO VERDICT");
-        } else {
-          deepEqual([i.node, i.evidence.writer], ["gbdt", "unattributed"]);
-          equal(r.verdict, UNSANDBOXED_VERDICT.shell, why(r));
-        }
+        deepEqual([i.node, i.evidence.writer], ["baseline", "baseline"]);
+        equal(r.verdict, "NO VERDICT", why(r));
+        if (!BWRAP) match(String(i.evidence.basis), soleBasis("baseline"));
       },
     );
 

@@ -3,7 +3,7 @@
  * bubblewrap — the write lands in the node's shadow, where the supervisor sees it and blames the writer — and,
  * without bubblewrap, the fingerprint guard still sees the foreign change and reverts it.
  */
-import { deepEqual, equal } from "node:assert/strict";
+import { deepEqual, equal, match } from "node:assert/strict";
 import { BWRAP, needs, NO_BWRAP } from "./helpers/needs.ts";
 import { loadPlan } from "../src/graph/load.ts";
 import type { Plan } from "../src/graph/types.ts";
@@ -103,19 +103,27 @@ Deno.test({
   },
 });
 
-Deno.test("without bubblewrap, the fingerprint guard sees the foreign writes and reverts them", async () => {
+Deno.test("without bubblewrap, the fingerprint guard sees the foreign writes, reverts them and blames the one unconfined program", async () => {
   const r = await runReal("stray_plain", plan(), [], { bwrap: null });
   try {
-    deepEqual([...new Set(r.triples.map((t) => t.join(" ")))].sort(), [
-      "SCOPE_VIOLATION A blame_routing",
-      "SCOPE_VIOLATION Aux blame_routing",
-    ]);
+    deepEqual([...new Set(r.triples.map((t) => t.join(" ")))], ["SCOPE_VIOLATION B blame_routing"]);
+    const attempts: [string, boolean][] = [];
     for (const i of r.incidents) {
-      const ev = i.evidence as { writer: string; attempts: { path: string; reverted: boolean }[] };
-      equal(ev.writer, "unattributed", "the guard sees the change, not who made it");
-      deepEqual(ev.attempts.map((a) => [a.path, a.reverted]), [[`nodes/${i.node}/leak.txt`, true]]);
+      const ev = i.evidence as {
+        writer: string;
+        basis?: string;
+        attempts: { path: string; reverted: boolean }[];
+      };
+      // The guard sees the change, not who made it; B ran alone, unconfined, so no one else could have.
+      equal(ev.writer, "B");
+      match(
+        ev.basis ?? "",
+        /^B was the only program running without a sandbox layer \(--unsandboxed\) when nodes\//,
+      );
+      attempts.push(...ev.attempts.map((a): [string, boolean] => [a.path, a.reverted]));
     }
-    equal(r.state.nodes.B!.status, "verified", "without a sandbox layer that saw B, nothing blames it");
+    deepEqual(attempts.sort(), [["nodes/A/leak.txt", true], ["nodes/Aux/leak.txt", true]]);
+    equal(r.state.nodes.B!.status, "blocked", "its result is withheld");
   } finally {
     await Deno.remove(r.dir, { recursive: true });
   }

@@ -115,14 +115,21 @@ Deno.test({
   },
 });
 
-Deno.test("without bubblewrap, the write into the lane too large to copy lands, and the guard reverts it", async () => {
+Deno.test("without bubblewrap, the write into the lane too large to copy lands, the guard reverts it and blames the one unconfined program", async () => {
   const r = await runReal("refused_lane_bare", bigLane(true), [], { bwrap: null });
   try {
     equal(r.state.nodes.B!.refused, undefined, "no sandbox, no read-only lane");
-    deepEqual(r.triples, [["SCOPE_VIOLATION", "A", "blame_routing"]]);
-    const ev = r.incidents[0]!.evidence as { writer: string; attempts: Attempt[] };
-    equal(ev.writer, "unattributed");
+    // No layer saw who wrote; B was the one program running, unconfined, so it is blamed and says why.
+    deepEqual(r.triples, [["SCOPE_VIOLATION", "B", "blame_routing"]]);
+    const ev = r.incidents[0]!.evidence as { writer: string; basis?: string; attempts: Attempt[] };
+    equal(ev.writer, "B");
+    equal(
+      ev.basis,
+      "B was the only program running without a sandbox layer (--unsandboxed) when nodes/A changed; " +
+        "no layer saw the write itself",
+    );
     deepEqual(ev.attempts, [{ path: "nodes/A/evil.txt", op: "write", stopped_by: null, reverted: true }]);
+    equal(r.state.nodes.B!.status, "blocked");
   } finally {
     await Deno.remove(r.dir, { recursive: true });
   }

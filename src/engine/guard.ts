@@ -3,8 +3,10 @@
  * guard saw (a scope that changed while its owner was not running). A write a sandbox layer attributes is
  * blamed on its writer and reverted. An unattributed change to a verified scope, while every running node
  * was confined, came from outside the run: the world changed, so the node's result is stale (its closure
- * re-runs; a changed harness taints). Anything else is reverted and reported, blaming no one, and the
- * evidence says why the writer could not be named.
+ * re-runs; a changed harness taints). Anything else is reverted and blamed as far as the evidence goes — the
+ * same rule for another node's scope as for the plan's files: on the one program that ran unconfined while it
+ * changed (unsandboxed command workers run alone, so it is the only one that could have; the evidence says
+ * so, `basis`), else on no one, the evidence naming every program that could have (or saying none could).
  *
  * @module
  */
@@ -28,7 +30,16 @@ export function scopeChecks(tx: Tx, obs: Observations): void {
       claimed.add(e.path);
     }
   }
-  const unconfined = obs.unconfined.filter((n) => tx.state.nodes[n]?.status === "running");
+  // Who was running when the tick began: a writer is blamed even when a victim's re-run demoted it meanwhile
+  // (a writer downstream of the scope it overwrote is in that closure), never excused by it.
+  const running = new Set(tx.state.plan.order.filter((id) => tx.state.nodes[id]!.status === "running"));
+  const unconfined = obs.unconfined.filter((n) => running.has(n));
+  // After a resume, the programs running now are not the only ones that could have: no arrow watched.
+  const candidates = obs.unwatched ? new Set<NodeId>() : running;
+  /** What each writer is blamed for changing though no layer saw it (its `basis`). */
+  const basis = new Map<NodeId, string[]>();
+  /** Paths blamed on a writer that could not be put back (the victim re-runs). */
+  const unrestored = new Set<string>();
   for (const g of obs.guard) {
     const restorable = new Set(g.restorable);
     for (const list of byWriter.values()) {
@@ -43,22 +54,31 @@ export function scopeChecks(tx: Tx, obs: Observations): void {
     const irreparable = g.changed.filter((p) => !restorable.has(p));
     const owner = tx.state.nodes[g.owner]!;
     const lost = irreparable.filter((p) => loose.includes(p));
+    const attempts = loose.map((path) => ({
+      path,
+      op: "write",
+      stopped_by: null,
+      reverted: restorable.has(path),
+    }));
+    const sole = soleWriter(candidates, unconfined.filter((n) => n !== g.owner));
+    if (loose.length && sole) {
+      byWriter.set(sole, [...byWriter.get(sole) ?? [], ...attempts]);
+      for (const p of lost) unrestored.add(p);
+      addBasis(basis, sole, `nodes/${nodeOf(tx.state.plan, g.owner).scope}`);
+    }
     // Each irreparable change by an unnamed writer is counted: past ACCEPT_MAX_LAPS the victim is blocked
     // rather than re-run, so a writer that overwrites it on every re-run cannot keep the run cycling.
-    const times = lost.length && owner.status === "verified" ? owner.tampered + 1 : 0;
+    const times = lost.length && !sole && owner.status === "verified" ? owner.tampered + 1 : 0;
     if (times) tx.emit({ e: "note", node: g.owner, set: { tampered: times } });
     const fused = times >= ACCEPT_MAX_LAPS;
-    if (loose.length) {
-      const attempts = loose.map((path) => ({
-        path,
-        op: "write",
-        stopped_by: null,
-        reverted: restorable.has(path),
-      }));
+    if (loose.length && !sole) {
       sup.scopeViolation(tx, null, g.owner, attempts, {
-        unattributed: unconfined.length
-          ? `${unconfined.join(", ")} ran without a sandbox layer (--unsandboxed), so no layer saw who wrote`
-          : "no sandbox layer saw the write, and its owner was not running",
+        unattributed: unnamed(
+          unconfined,
+          `nodes/${nodeOf(tx.state.plan, g.owner).scope}`,
+          !!obs.unwatched,
+          "no sandbox layer saw the write, and its owner was not running",
+        ),
         irreparable: lost,
         ...(times ? { times } : {}),
       });
@@ -67,12 +87,13 @@ export function scopeChecks(tx: Tx, obs: Observations): void {
       worldChanged(tx, g.owner, irreparable);
     }
   }
-  const basis = new Map<NodeId, string>();
-  planFileChecks(tx, obs.planFiles ?? [], byWriter, basis);
+  planFileChecks(tx, obs.planFiles ?? [], byWriter, basis, candidates, !!obs.unwatched);
   for (const [writer, escapes] of byWriter) {
-    const why = basis.get(writer);
-    if (tx.state.nodes[writer]!.status === "running") {
-      sup.scopeViolation(tx, writer, null, escapes, why ? { basis: why } : {});
+    const whats = basis.get(writer);
+    const why = whats ? basisOf(writer, whats) : null;
+    if (running.has(writer)) {
+      const irreparable = escapes.filter((e) => unrestored.has(e.path)).map((e) => e.path);
+      sup.scopeViolation(tx, writer, null, escapes, { ...(why ? { basis: why } : {}), irreparable });
     }
   }
 }
@@ -89,7 +110,9 @@ function planFileChecks(
   tx: Tx,
   changes: readonly PlanFileObs[],
   byWriter: Map<NodeId, EscapeAttempt[]>,
-  basis: Map<NodeId, string>,
+  basis: Map<NodeId, string[]>,
+  blamable: ReadonlySet<NodeId>,
+  unwatched: boolean,
 ): void {
   const loose = new Map<string, { who: NodeId[]; attempts: EscapeAttempt[] }>();
   for (const c of changes) {
@@ -104,24 +127,54 @@ function planFileChecks(
   const plan = tx.state.plan;
   const owner = plan.nodes.find((n) => n.role === "protocol")?.id ?? plan.order[0]!;
   for (const { who, attempts } of loose.values()) {
-    const [one] = who;
-    if (who.length === 1 && tx.state.nodes[one!]?.status === "running") {
-      byWriter.set(one!, [...byWriter.get(one!) ?? [], ...attempts]);
-      basis.set(
-        one!,
-        `${one} was the only program running without a sandbox layer (--unsandboxed) when the plan's ` +
-          `files changed; no layer saw the write itself`,
-      );
+    const one = soleWriter(blamable, who);
+    if (one) {
+      byWriter.set(one, [...byWriter.get(one) ?? [], ...attempts]);
+      addBasis(basis, one, "the plan's files");
       continue;
     }
     sup.scopeViolation(tx, null, owner, attempts, {
-      unattributed: who.length
-        ? `${who.join(", ")} ran without a sandbox layer (--unsandboxed); any of them could have written ` +
-          `the plan's files, and no layer saw which`
-        : "no sandbox layer saw the write into the plan's files",
+      unattributed: unnamed(
+        who,
+        "the plan's files",
+        unwatched,
+        "no sandbox layer saw the write into the plan's files",
+      ),
       irreparable: attempts.filter((e) => !e.reverted).map((e) => e.path),
     });
   }
+}
+
+/** The one program that could have made a change no layer saw: the only unconfined one running, or null. */
+function soleWriter(blamable: ReadonlySet<NodeId>, candidates: readonly NodeId[]): NodeId | null {
+  const [one] = candidates;
+  return candidates.length === 1 && blamable.has(one!) ? one! : null;
+}
+
+/** Notes that `writer` is blamed for a change of `what` no layer saw (beside what else it is blamed for). */
+function addBasis(basis: Map<NodeId, string[]>, writer: NodeId, what: string): void {
+  const was = basis.get(writer) ?? [];
+  if (!was.includes(what)) basis.set(writer, [...was, what]);
+}
+
+/** Why a writer is blamed for changes of `whats` no layer saw: it was the one program that could have. */
+function basisOf(writer: NodeId, whats: readonly string[]): string {
+  const what = whats.length > 1 ? `${whats.slice(0, -1).join(", ")} and ${whats.at(-1)}` : whats[0];
+  return `${writer} was the only program running without a sandbox layer (--unsandboxed) when ${what} ` +
+    `changed; no layer saw the write itself`;
+}
+
+/**
+ * Why a change of `what` is blamed on no one: several unconfined programs (`who`) could have made it, or none
+ * (`none` says why), or it was first seen on a resume, when no arrow had watched since the last look.
+ */
+function unnamed(who: readonly NodeId[], what: string, unwatched: boolean, none: string): string {
+  const ran = `${who.join(", ")} ran without a sandbox layer (--unsandboxed)`;
+  if (unwatched) {
+    return `${what} changed while no arrow watched (found on a resume), so no program can be named` +
+      (who.length ? `; ${ran} since` : "");
+  }
+  return who.length ? `${ran}; any of them could have written ${what}, and no layer saw which` : none;
 }
 
 /**

@@ -158,7 +158,7 @@ function guarded(
   return step(s, obs);
 }
 
-Deno.test("a write into a verified scope while an unconfined node runs is reverted, and no one is blamed", () => {
+Deno.test("a write into a verified scope while one unconfined node runs is reverted and blamed on it, saying why", () => {
   const s = toVerified();
   const r = guarded(s, ["nodes/H/sneaky.txt"], ["nodes/H/sneaky.txt"], ["T"]);
   deepEqual(r.actions.filter((a) => a.a === "revert"), [{
@@ -166,13 +166,38 @@ Deno.test("a write into a verified scope while an unconfined node runs is revert
     node: "H",
     paths: ["nodes/H/sneaky.txt"],
   }]);
+  const incs = r.events.flatMap((e) => e.e === "incident" ? [e.incident] : []);
+  deepEqual(incs.map((i) => `${i.type} ${i.node}`), ["SCOPE_VIOLATION T"]);
+  const e = ev(incs[0]!);
+  equal(e.writer, "T");
+  equal(e.unattributed, undefined);
+  equal(
+    e.basis,
+    "T was the only program running without a sandbox layer (--unsandboxed) when nodes/H changed; " +
+      "no layer saw the write itself",
+  );
+  deepEqual(e.attempts, [{ path: "nodes/H/sneaky.txt", op: "write", stopped_by: null, reverted: true }]);
+  equal(e.irreparable, undefined, "everything was put back");
+  equal(r.state.nodes.H!.status, "verified", "the victim is not blamed");
+  equal(r.state.nodes.T!.status, "blocked", "the writer is");
+});
+
+Deno.test("a write into a verified scope while several unconfined nodes run is reverted, naming them all and blaming none", () => {
+  const s = toVerified();
+  const r = guarded(s, ["nodes/H/sneaky.txt"], ["nodes/H/sneaky.txt"], ["B", "T"]);
+  deepEqual(r.actions.filter((a) => a.a === "revert").map((a) => a.node), ["H"]);
   const inc = r.events.find((e) => e.e === "incident");
   ok(inc?.e === "incident" && inc.incident.type === "SCOPE_VIOLATION");
   equal(inc.incident.node, "H");
   equal(ev(inc.incident).writer, "unattributed");
-  ok(String(ev(inc.incident).unattributed).includes("T ran without a sandbox layer"));
+  equal(
+    ev(inc.incident).unattributed,
+    "B, T ran without a sandbox layer (--unsandboxed); any of them could have written nodes/H, and no layer saw which",
+  );
+  equal(ev(inc.incident).basis, undefined);
   equal(r.state.nodes.H!.status, "verified", "the victim is not blamed");
-  equal(r.state.nodes.T!.status, "running", "nor is anyone else");
+  equal(r.state.nodes.B!.status, "running", "nor is anyone on a guess");
+  equal(r.state.nodes.T!.status, "running");
 });
 
 Deno.test("a verified scope that changes while every runner is confined is stale: the world changed", () => {
@@ -198,15 +223,18 @@ Deno.test("a change to the harness that froze the tuple taints, sparing training
 
 Deno.test("a write into an idle scope that cannot be put back is reported with reverted: false", () => {
   const s = toVerified();
-  const r = guarded(s, ["nodes/H/sneaky.txt"], [], ["T"]);
-  const inc = r.events.find((e) => e.e === "incident");
-  ok(inc?.e === "incident" && inc.incident.type === "SCOPE_VIOLATION");
-  deepEqual(ev(inc.incident).irreparable, ["nodes/H/sneaky.txt"]);
-  equal((ev(inc.incident).attempts as { reverted: boolean }[])[0]!.reverted, false);
-  ok(
-    r.events.some((e) => e.e === "incident" && e.incident.type === "TAINT_INVALIDATION"),
-    "the victim re-runs",
-  );
+  for (const unconfined of [["T"], ["B", "T"]]) {
+    const r = guarded(s, ["nodes/H/sneaky.txt"], [], unconfined);
+    const inc = r.events.find((e) => e.e === "incident" && e.incident.type === "SCOPE_VIOLATION");
+    ok(inc?.e === "incident" && inc.incident.type === "SCOPE_VIOLATION");
+    equal(ev(inc.incident).writer, unconfined.length === 1 ? "T" : "unattributed");
+    deepEqual(ev(inc.incident).irreparable, ["nodes/H/sneaky.txt"]);
+    equal((ev(inc.incident).attempts as { reverted: boolean }[])[0]!.reverted, false);
+    ok(
+      r.events.some((e) => e.e === "incident" && e.incident.type === "TAINT_INVALIDATION"),
+      "the victim re-runs",
+    );
+  }
 });
 
 Deno.test("an out-of-scope write seen by the sandbox blames the writer and blocks its closure", () => {

@@ -103,6 +103,11 @@ export interface Observations {
   guard: GuardObs[];
   /** Running nodes with no sandbox layer (--unsandboxed): a write they make cannot be attributed. */
   unconfined: NodeId[];
+  /**
+   * The first look of this arrow at a run already under way (a resume): what changed since the last look may
+   * have changed while no arrow watched, so no change seen now is blamed on the programs running now.
+   */
+  unwatched?: true;
   /** Operator requests (arrow reopen / taint) that arrived since the last tick. */
   requests: Request[];
   /**

@@ -11,6 +11,7 @@ import type { Incident, RunState } from "../model/state.ts";
 import { judge } from "../overwatch/verdict.ts";
 import { mdInline, mdText } from "./md_escape.ts";
 import { blackBoxSection } from "./incident_section.ts";
+import { lanesSection } from "./lanes_section.ts";
 import { heading, renderDocument, section, table, tableRow } from "./render.ts";
 import { sweepSection } from "./sweep_report.ts";
 import { type NodeUsage, usageSection } from "./usage_section.ts";
@@ -151,7 +152,7 @@ export function renderReport(
   }
 
   lines.push(...jobSection(state));
-  lines.push(...refusedSection(state));
+  lines.push(...lanesSection(state.plan.order.map((id) => ({ id, refused: state.nodes[id]?.refused }))));
   lines.push(...usageSection(state, usage));
   lines.push(...blackBoxSection(incidents));
   return renderDocument("Anytime report", state.scenario, [lines]);
@@ -171,19 +172,4 @@ function jobSection(state: RunState): string[] {
       }),
     ),
   );
-}
-
-/** Lanes a node's sandbox bound read-only, too large to copy (absent on every run that has none). */
-function refusedSection(state: RunState): string[] {
-  const rows = state.plan.order.flatMap((id) => (state.nodes[id]?.refused ?? []).map((r) => ({ id, ...r })));
-  if (!rows.length) return [];
-  return section("Lanes bound read-only", [
-    "A write there is refused rather than caught in a shadow; it is on the record only when the program's " +
-    "own error names the path.",
-    "",
-    ...table(
-      ["node", "attempt", "by", "lane", "why"],
-      rows.map((r) => [mdInline(r.id), String(r.attempt), r.by, cell(r.path), cell(r.why)]),
-    ),
-  ]);
 }

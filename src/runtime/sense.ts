@@ -19,7 +19,13 @@ import type { Fingerprinter, ScopePrint } from "./scope/fingerprint.ts";
 import { diffTables } from "./scope/scope_record_fold.ts";
 import type { GuardSchedule } from "./guard_schedule.ts";
 import { shadowPath, shadowWrites, syncLane } from "./sandbox/bwrap.ts";
-import { type RefusalLog, refusedPaths, type StderrRefusals } from "./sandbox/refusals.ts";
+import {
+  IN_STDERR,
+  READ_ONLY_MOUNT,
+  type RefusalLog,
+  refusedPaths,
+  type StderrRefusals,
+} from "./sandbox/refusals.ts";
 import type { Command, Shadow } from "./backend/launch.ts";
 import type { Lockstep } from "./lockstep.ts";
 import { readManifest } from "./scope/manifest.ts";
@@ -101,6 +107,8 @@ export interface SenseContext {
 export class Sensor {
   readonly #w: SenseContext;
   #requests: RequestTail | null = null;
+  /** Whether this process has looked at the run yet. */
+  #looked = false;
 
   constructor(w: SenseContext) {
     this.#w = w;
@@ -137,6 +145,9 @@ export class Sensor {
 
   async sense(state: RunState, tick: number): Promise<Observations> {
     const obs = emptyObservations(tick);
+    // A first look past tick 0 is a resume's: the last look was taken by an arrow that is gone.
+    if (!this.#looked && state.tick > 0) obs.unwatched = true;
+    this.#looked = true;
     const real = state.mode !== "mock";
     const now = Date.now();
     const running = state.plan.order.filter((id) => state.nodes[id]!.status === "running");
@@ -258,7 +269,7 @@ export class Sensor {
       this.#w.refusals.add(id, state.nodes[id]!.attempt, "acceptance", acceptance.cmd.refusing ?? []);
       for (const p of refusedPaths(accept.stderr, acceptance.cmd.readOnly ?? [], this.#w.scope(node))) {
         const seen_in = "the acceptance check's stderr";
-        o.escapes.push({ path: this.#w.rel(p), op: "write", via: "read-only mount", seen_in, stopped: true });
+        o.escapes.push({ path: this.#w.rel(p), op: "write", via: READ_ONLY_MOUNT, seen_in, stopped: true });
       }
       const { manifest, error } = readManifest(this.#w.scope(node));
       const observedBest = node.kind === "long"
@@ -354,8 +365,8 @@ export class Sensor {
       }
     }
     for (const p of h?.refused?.read() ?? []) {
-      const seen_in = "the program's stderr";
-      o.escapes.push({ path: this.#w.rel(p), op: "write", via: "read-only mount", seen_in, stopped: true });
+      const seen_in = IN_STDERR;
+      o.escapes.push({ path: this.#w.rel(p), op: "write", via: READ_ONLY_MOUNT, seen_in, stopped: true });
     }
     for (const shadow of h?.shadows ?? []) {
       for (const { rel, op } of shadowWrites(shadow)) {

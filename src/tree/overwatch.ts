@@ -130,6 +130,7 @@ export function judge(
       path: e.path,
       op: e.op,
       stopped_by: e.stopped_by,
+      ...(e.seen_in ? { seen_in: e.seen_in } : {}),
       reverted: false,
     }));
     const paths = [...new Set(r.escapes.map((e) => e.path))];

@@ -6,6 +6,7 @@
  */
 import type { Incident } from "../model/state.ts";
 import { mdInline } from "../record/md_escape.ts";
+import { lanesSection } from "../record/lanes_section.ts";
 import { blackBoxSection } from "../record/incident_section.ts";
 import { heading, renderDocument, section, table } from "../record/render.ts";
 import { devGain, signOf } from "./ideate/select.ts";
@@ -350,6 +351,8 @@ export function renderTreeReport(s: TreeState, incidents: readonly Incident[] = 
     ),
   ];
   if (s.final?.problem) lines.push("", `Final test: ${mdInline(s.final.problem, { max: 500 })}`);
+  const lanes = lanesSection(s.order.map((id) => s.nodes[id]!));
+  if (lanes.length) lines.push("", ...lanes);
   if (incidents.length) lines.push("", ...blackBoxSection(incidents));
   return renderDocument("Tree run", s.scenario, [lines]);
 }

@@ -181,6 +181,9 @@ function onExecuted(s: TreeState, ev: Extract<TreeEvent, { e: "executed" }>, inc
   for (const r of ev.results) {
     const n = s.nodes[r.node];
     if (!n || !s.running.includes(n.id)) continue;
+    // The lanes its sandboxes left read-only are on its record (those of its latest attempt).
+    if (r.refused?.length) n.refused = r.refused;
+    else delete n.refused;
     const { j, incidents: found } = judge(ctx, n, r);
     incidents.push(...found);
     if (j.kind === "retry") {

@@ -436,3 +436,17 @@ Deno.test("step() labels a node by its rows against its parent's when both were 
   equal(t.nodes.n1!.insight!.outcome, "helped");
   equal(t.nodes.n2!.insight!.outcome, "neutral");
 });
+
+Deno.test("step() keeps the lanes an executor's sandboxes left read-only on its node, and the report shows them", () => {
+  const lane = { attempt: 1, by: "worker" as const, path: "/home/u", why: "401 entries, more than 400" };
+  const s1 =
+    step(fakeStart(), { e: "executed", results: [{ ...ok("n0", folds(0.8)), refused: [lane] }] }).state;
+  deepEqual(s1.nodes.n0!.refused, [lane]);
+  const report = renderTreeReport(s1);
+  truthy(report.includes("## Lanes bound read-only"), report);
+  truthy(report.includes("| n0 | 1 | worker | /home/u | 401 entries, more than 400 |"), report);
+  // A node whose sandboxes left nothing read-only records nothing: no other run's state changes.
+  const none = step(fakeStart(), { e: "executed", results: [ok("n0", folds(0.8))] }).state;
+  equal("refused" in none.nodes.n0!, false);
+  truthy(!renderTreeReport(none).includes("Lanes bound read-only"));
+});

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Incident, Verdict } from "../model/state.ts";
+import type { Incident, LaneRefusal, Verdict } from "../model/state.ts";
 import type { ColumnKind, GbdtParams, MetricName, Task } from "../tabular/mod.ts";
 import type { PairedGain } from "./gate/paired.ts";
 import type { LossGain } from "./gate/row_loss.ts";
@@ -132,6 +132,11 @@ export interface TreeNode {
   tally: FamilyTally;
   summary: string | null;
   tokens: number;
+  /**
+   * Lanes the latest attempt's sandboxes (its executor's, its recomputation's) left read-only binds, where a
+   * write is refused rather than caught in a shadow (absent when there are none, so no other run changes).
+   */
+  refused?: LaneRefusal[];
 }
 
 export interface ColumnInfo {
@@ -258,6 +263,8 @@ export interface Escape {
   path: string;
   op: "read" | "write" | "delete" | "net" | "import";
   stopped_by: string | null;
+  /** Where a write a read-only mount refused was seen (the program's stderr); absent for the other layers. */
+  seen_in?: string;
 }
 
 /** Silence past the hang window and a spent budget, as the one child watcher reports them. */
@@ -293,6 +300,8 @@ export interface ExecResult {
     }
     | { problem: string; exit: number | null; stderr_tail: string[]; hung?: Hang | null }
     | null;
+  /** The lanes its executor's and recomputation's layouts left read-only (absent when none). */
+  refused?: LaneRefusal[];
 }
 
 export type TreeEvent =

@@ -94,13 +94,24 @@ Deno.test("escapes: Arrow's checker and black box, siblings, the network, secret
     for (const n of ["early", "victim"]) verified(o, n);
     ok(![...Deno.readDirSync(`${o.dir}/nodes/victim`)].some((e) => e.name.includes("intruded")));
   }));
-  await t.step("unsandboxed: a write into a verified sibling is reverted, reported unattributed", () => {
-    const o = run("unsandboxed");
-    const [v] = incidentsOf(o, "early", "SCOPE_VIOLATION");
-    equal(v?.evidence.writer, "unattributed", JSON.stringify(o.incidents));
-    deepEqual((v!.evidence.attempts as { reverted: boolean }[]).map((a) => a.reverted), [true]);
-    deepEqual([...Deno.readDirSync(`${o.dir}/nodes/early`)].map((e) => e.name), ["results.json"]);
-  });
+  await t.step(
+    "unsandboxed: a write into a verified sibling is reverted and blamed on the one program running",
+    () => {
+      // No layer saw who wrote; the intruder ran alone (the next step checks), so no one else could have.
+      const o = run("unsandboxed");
+      const [v] = incidentsOf(o, "intruder", "SCOPE_VIOLATION");
+      equal(v?.evidence.writer, "intruder", JSON.stringify(o.incidents));
+      match(
+        String(v!.evidence.basis),
+        /^intruder was the only program running without a sandbox layer \(--unsandboxed\) when nodes\/early/,
+      );
+      const attempts = v!.evidence.attempts as { path: string; reverted: boolean }[];
+      deepEqual(attempts.filter((a) => a.path.startsWith("nodes/early/")).map((a) => a.reverted), [true]);
+      deepEqual(incidentsOf(o, "early", "SCOPE_VIOLATION"), [], "the victim is not where the blame lands");
+      equal(status(o, "intruder")?.status, "blocked");
+      deepEqual([...Deno.readDirSync(`${o.dir}/nodes/early`)].map((e) => e.name), ["results.json"]);
+    },
+  );
   await t.step(
     "unsandboxed: no sibling runs beside a program, so a write into one is refused or reported",
     () => {
@@ -212,9 +223,14 @@ Deno.test("a file over the blob cap overwritten by a foreign writer: reverted: f
     deepEqual(attempts.filter((a) => a.path === big && a.reverted), []);
   });
   await t.step("unsandboxed: SCOPE_VIOLATION with reverted: false, the path named irreparable", () => {
-    const [v] = incidentsOf(runs.get("unsandboxed")!, "owner", "SCOPE_VIOLATION");
+    // The writer ran alone, unconfined: no layer saw it write, but no one else could have.
+    const o = runs.get("unsandboxed")!;
+    const [v] = incidentsOf(o, "writer", "SCOPE_VIOLATION");
+    equal(v?.evidence.writer, "writer", JSON.stringify(o.incidents));
     deepEqual(v?.evidence.attempts, [{ op: "write", path: big, reverted: false, stopped_by: null }]);
     deepEqual(v?.evidence.irreparable, [big]);
+    match(String(v?.evidence.basis), /^writer was the only program running without a sandbox layer/);
+    equal(status(o, "writer")?.status, "blocked");
   });
   await each(
     t,

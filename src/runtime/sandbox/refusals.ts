@@ -15,7 +15,15 @@ import type { Event } from "../../model/events.ts";
 import type { LaneRefusal, RunState } from "../../model/state.ts";
 import type { Refusal } from "./lanes.ts";
 
-/** The read-only lanes of each node's latest attempt, noted on the node when they change. */
+/** The layer that refused a write under a lane bound read-only (`EscapeAttempt.stopped_by`), both modes. */
+export const READ_ONLY_MOUNT = "read-only mount";
+/** Where such a write was seen when a program's own stderr named it (`EscapeAttempt.seen_in`). */
+export const IN_STDERR = "the program's stderr";
+
+/**
+ * The read-only lanes of each node's latest attempt, noted on the node when they change: the graph path's
+ * engine notes them (`notes`), tree mode records an executor's on its node with its result (`lanes`).
+ */
 export class RefusalLog {
   readonly #lanes = new Map<NodeId, LaneRefusal[]>();
 
@@ -30,6 +38,11 @@ export class RefusalLog {
       if (!kept.some((k) => k.by === by && k.path === entry.path)) kept.push(entry);
     }
     this.#lanes.set(node, kept);
+  }
+
+  /** What `node`'s latest attempt left read-only, as recorded (empty when nothing). */
+  lanes(node: NodeId): LaneRefusal[] {
+    return [...this.#lanes.get(node) ?? []];
   }
 
   /** Note events for every node whose recorded list differs from what its latest attempt has. */

@@ -7,7 +7,17 @@
  *
  * @module
  */
-import { inside, resolvePath, type Shadow, shadowPath, shadowWrites } from "../../runtime/sandbox/mod.ts";
+import {
+  IN_STDERR,
+  inside,
+  READ_ONLY_MOUNT,
+  type Refusal,
+  resolvePath,
+  type Shadow,
+  shadowPath,
+  shadowWrites,
+  StderrRefusals,
+} from "../../runtime/sandbox/mod.ts";
 import {
   HangClock,
   JsonlTail,
@@ -31,6 +41,8 @@ export interface ChildOutcome {
   hung: Hang | null;
   overBudget: Overrun | null;
   escapes: Escape[];
+  /** The lanes its layout left read-only binds (bubblewrap only; empty for most): what its node records. */
+  refusing: Refusal[];
   /** Metric lines seen (executors), and the last step among them. */
   lines: Record<string, unknown>[];
   wallMs: number;
@@ -130,6 +142,38 @@ export function shadowEscapes(shadows: readonly Shadow[], seen = new Set<string>
 }
 
 /**
+ * Watches a child's stderr (`stderrFile`, from its size now on: a slot's earlier jobs' lines are theirs) for
+ * writes refused under the lanes its layout left read-only — the graph path's reader (sandbox/refusals.ts),
+ * resolving relative paths from the child's directory; null when it has no such lane.
+ */
+export function stderrRefusals(
+  cmd: Pick<ChildCommand, "cwd" | "refusing">,
+  stderrFile: string,
+): StderrRefusals | null {
+  const lanes = (cmd.refusing ?? []).map((r) => r.path);
+  return lanes.length ? new StderrRefusals(stderrFile, lanes, cmd.cwd) : null;
+}
+
+/** The writes a child's stderr newly says a read-only mount refused, as escapes of its node. */
+export function refusedEscapes(refused: StderrRefusals | null): Escape[] {
+  return (refused?.read() ?? []).map((path) => ({
+    path,
+    op: "write",
+    stopped_by: READ_ONLY_MOUNT,
+    seen_in: IN_STDERR,
+  }));
+}
+
+/** Every escape a child's layers saw: its permission audit, its shadows and its stderr's refusals. */
+export function escapesOf(cmd: ChildCommand, refused: StderrRefusals | null): Escape[] {
+  return [
+    ...auditEscapes(cmd.audit, cmd, "deno"),
+    ...shadowEscapes(cmd.shadows ?? []),
+    ...refusedEscapes(refused),
+  ];
+}
+
+/**
  * The last `n` lines of a log (each cut to 500 characters), read bounded; with `from`, only what was
  * written from that byte on (a slot's log during one job), at most its last MiB.
  */
@@ -164,6 +208,7 @@ export function childFiles(
 
 export async function runChild(cmd: ChildCommand, o: WatchOptions): Promise<ChildOutcome> {
   const { stderrFile, stdoutFile } = childFiles(o);
+  const refused = stderrRefusals(cmd, stderrFile);
   const t0 = performance.now();
   const p: Spawned = spawn(cmd.cmd, cmd.args, {
     cwd: cmd.cwd,
@@ -228,7 +273,8 @@ export async function runChild(cmd: ChildCommand, o: WatchOptions): Promise<Chil
     stderrTail: tail(stderrFile),
     hung,
     overBudget,
-    escapes: [...auditEscapes(cmd.audit, cmd, "deno"), ...shadowEscapes(cmd.shadows ?? [])],
+    escapes: escapesOf(cmd, refused),
+    refusing: cmd.refusing ?? [],
     lines,
     wallMs: performance.now() - t0,
     activeMs: performance.now() - active,

@@ -15,6 +15,7 @@ import { createHash } from "node:crypto";
 import { parseBounded } from "../../runtime/bounded_json.ts";
 import type { ProcJournal } from "../../runtime/proc/mod.ts";
 import { readRegular } from "../../runtime/safe_read.ts";
+import { inside, RefusalLog } from "../../runtime/sandbox/mod.ts";
 import { type ChildOutcome, runChild, signedLine } from "./child.ts";
 import type { SlotPool } from "./slot_pool.ts";
 import type { TreeData } from "../data.ts";
@@ -182,6 +183,13 @@ export async function runExecutor(w: ExecutorWorld, s: TreeState, id: string): P
     if (standby) await standby;
   };
   const out = await executing;
+  // The lanes its layouts left read-only, for the node's record (its executor's; its recomputation's below).
+  const lanes = new RefusalLog((abs) => inside(abs, w.runDir) ? abs.slice(w.runDir.length + 1) : abs);
+  lanes.add(id, n.attempt, "worker", out.refusing);
+  const noteLanes = () => {
+    const refused = lanes.lanes(id);
+    if (refused.length) result.refused = refused;
+  };
   const sign = s.config.direction === "maximize" ? 1 : -1;
   const result: ExecResult = {
     ...base,
@@ -206,6 +214,7 @@ export async function runExecutor(w: ExecutorWorld, s: TreeState, id: string): P
   const accepted = out.exit === 0 && !out.escapes.length && claim?.score != null && !result.artifact_changed;
   if (!accepted || w.signal?.aborted) {
     await cancel();
+    noteLanes();
     return { result, childMs, fitMs };
   }
   activeLimit.ms = Math.min(s.config.wallMs, Math.max(RECOMPUTE_FLOOR_MS, 3 * out.wallMs));
@@ -223,6 +232,8 @@ export async function runExecutor(w: ExecutorWorld, s: TreeState, id: string): P
     signedBy = rec.nonce ?? "";
   }
   childMs += rec.activeMs;
+  lanes.add(id, n.attempt, "acceptance", rec.refusing);
+  noteLanes();
   const { task } = w.data;
   const line = signedLine(rec.stdout, signedBy);
   const folds = task.splits.folds.map((f) => f.valid);

@@ -14,10 +14,10 @@ import { readRegular } from "../../runtime/safe_read.ts";
 import { isFinal, jobName, type JobView, runPrefix, type SlurmClient } from "../../runtime/slurm/mod.ts";
 import { HangClock, JsonlTail, overrun, watchLoop } from "../../runtime/proc/mod.ts";
 import {
-  auditEscapes,
   childFiles,
   type ChildOutcome,
-  shadowEscapes,
+  escapesOf,
+  stderrRefusals,
   tail,
   type WatchOptions,
 } from "./child.ts";
@@ -44,6 +44,7 @@ export async function runJobChild(
   o: JobWatchOptions,
 ): Promise<ChildOutcome> {
   const { stderrFile, stdoutFile } = childFiles(o);
+  const refused = stderrRefusals(cmd, stderrFile);
   const t0 = performance.now();
   const ended = (why: string): ChildOutcome => ({
     exit: null,
@@ -53,6 +54,7 @@ export async function runJobChild(
     hung: null,
     overBudget: null,
     escapes: [],
+    refusing: cmd.refusing ?? [],
     lines: [],
     wallMs: performance.now() - t0,
     activeMs: performance.now() - t0,
@@ -112,7 +114,8 @@ export async function runJobChild(
     stderrTail,
     hung,
     overBudget,
-    escapes: [...auditEscapes(cmd.audit, cmd, "deno"), ...shadowEscapes(cmd.shadows ?? [])],
+    escapes: escapesOf(cmd, refused),
+    refusing: cmd.refusing ?? [],
     lines,
     wallMs: performance.now() - t0,
     activeMs: performance.now() - (running ?? t0),

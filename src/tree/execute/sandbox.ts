@@ -12,7 +12,7 @@
  * @module
  */
 import { dirname } from "node:path";
-import { bwrapLayout, type Shadow } from "../../runtime/sandbox/mod.ts";
+import { bwrapLayout, type Refusal, type Shadow } from "../../runtime/sandbox/mod.ts";
 import { denoDir, isCompiled, selfExec } from "../../runtime/backend/mod.ts";
 import { type HarnessLane, LANE_ENV } from "./harness/lane.ts";
 
@@ -55,6 +55,12 @@ export interface ChildCommand {
    * $HOME, the project directory): what `shadowEscapes` reads after the child (or each slot job) ends.
    */
   shadows?: Shadow[];
+  /**
+   * Under bubblewrap, the lanes its layout left read-only binds (a $HOME or project directory past
+   * MAX_SHADOWED_ENTRIES): a write there is refused, seen only when its stderr names it (child.ts), and the
+   * lanes themselves go on the node's record.
+   */
+  refusing?: Refusal[];
 }
 
 /** `--unstable-worker-options`: the harness gives each fold's worker permissions narrower than its own. */
@@ -128,7 +134,7 @@ export function treeBwrapArgs(
   writable: boolean,
   extra: string[],
   audit: string,
-): { args: string[]; shadows: Shadow[] } {
+): { args: string[]; shadows: Shadow[]; refusing: Refusal[] } {
   const needed = [Deno.execPath(), denoDir(), TOOLKIT_DIR, HARNESS_DIR].filter((p): p is string => !!p);
   // The user's CSV holds every label: its directory is hidden, or the file alone when the directory also
   // holds the system or what the harness needs. Where the file really is: a path through a symlinked
@@ -138,7 +144,7 @@ export function treeBwrapArgs(
   const csvDir = dirname(csv);
   const fileOnly = SYSTEM.has(csvDir) || needed.some((p) => under(p, csvDir));
   const home = Deno.env.get("HOME") ?? null;
-  const { args, shadows } = bwrapLayout({
+  return bwrapLayout({
     runDir: ctx.runDir,
     runsDir: ctx.runsDir,
     scope,
@@ -155,7 +161,6 @@ export function treeBwrapArgs(
     readOnly: !writable,
     masked: [fileOnly ? csv : csvDir],
   });
-  return { args, shadows };
 }
 
 function realPath(p: string): string {
@@ -217,12 +222,13 @@ export function childCommand(
 /** The harness command as run: under bubblewrap when there is one (its layout from `box`), else bare. */
 function wrapped(
   ctx: SandboxContext,
-  base: Omit<ChildCommand, "cmd" | "args" | "sandbox" | "shadows">,
+  base: Omit<ChildCommand, "cmd" | "args" | "sandbox" | "shadows" | "refusing">,
   h: { args: string[]; self: boolean },
-  box: () => { args: string[]; shadows: Shadow[] },
+  box: () => { args: string[]; shadows: Shadow[]; refusing: Refusal[] },
 ): ChildCommand {
   if (!ctx.bwrap) {
-    return { ...base, cmd: Deno.execPath(), args: h.args, sandbox: h.self ? "self" : "deno", shadows: [] };
+    const sandbox = h.self ? "self" : "deno";
+    return { ...base, cmd: Deno.execPath(), args: h.args, sandbox, shadows: [], refusing: [] };
   }
   const b = box();
   return {
@@ -231,6 +237,7 @@ function wrapped(
     args: [...b.args, "--", Deno.execPath(), ...h.args],
     sandbox: h.self ? "bwrap+self" : "bwrap+deno",
     shadows: b.shadows,
+    refusing: b.refusing,
   };
 }
 

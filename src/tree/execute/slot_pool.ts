@@ -28,7 +28,14 @@ import {
   watchLoop,
 } from "../../runtime/proc/mod.ts";
 import type { ProcJournal } from "../../runtime/proc/mod.ts";
-import { auditRows, type ChildOutcome, shadowEscapes, tail } from "./child.ts";
+import {
+  auditRows,
+  type ChildOutcome,
+  refusedEscapes,
+  shadowEscapes,
+  stderrRefusals,
+  tail,
+} from "./child.ts";
 import {
   type ChildCommand,
   childCommand,
@@ -115,6 +122,8 @@ export class SlotPool {
     const audit = new JsonlTail(slot.cmd.audit);
     audit.skipToEnd();
     const errFrom = size(slot.stderrFile);
+    // What the slot's stderr says a read-only mount refused from here on is this job's.
+    const refused = stderrRefusals(slot.cmd, slot.stderrFile);
     const watched = new JsonlTail(job.mode === "execute" ? `${job.scope}/metrics.jsonl` : slot.progress);
     if (job.mode !== "execute") watched.skipToEnd();
     const t0 = performance.now();
@@ -160,6 +169,7 @@ export class SlotPool {
     const escapes = [
       ...auditRows(audit.read(), check, "deno"),
       ...shadowEscapes(slot.cmd.shadows ?? [], slot.shadowSeen),
+      ...refusedEscapes(refused),
     ];
     if (!slot.dead) this.#park(slot);
     return {
@@ -170,6 +180,7 @@ export class SlotPool {
       hung,
       overBudget,
       escapes,
+      refusing: slot.cmd.refusing ?? [],
       lines,
       wallMs: performance.now() - t0,
       activeMs: performance.now() - t0,
