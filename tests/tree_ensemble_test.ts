@@ -19,7 +19,7 @@ import {
 } from "../src/tree/ensemble.ts";
 import { userPrompt } from "../src/tree/ideate/llm_ideator.ts";
 import { startTree } from "../src/tree/run.ts";
-import { dataFiles, loadData, type TreeData } from "../src/tree/data.ts";
+import { dataFiles, devSample, loadData, SAMPLE_ROWS, type TreeData } from "../src/tree/data.ts";
 import { MergeGate } from "../src/tree/gate/gate.ts";
 import { writeModel } from "../src/tree/model_dir.ts";
 import { predictFile } from "../src/tree/predict.ts";
@@ -92,7 +92,7 @@ Deno.test("an ensemble is chosen, measured, refit and predicted from dev rows an
     const again = ensembleExec(runDir, s, e.id, data);
     // Beside its folds, its per-row comparison with the start on the same dev rows (what the end candidate
     // is chosen by), as the step recorded it.
-    deepEqual(again.recomputed, { folds: e.dev!.folds, vs_start: e.oof });
+    deepEqual(again.recomputed, { folds: e.dev!.folds, vs_start: e.oof, vs_parent: e.insight?.rows });
     ok(e.oof && e.oof.n === data.task.splits.dev.length, "compared with the start on every dev row");
     deepEqual(ensembleExec(runDir, s, e.id, poisoned(data)), again);
     const before = { ...s, order: s.order.filter((id) => id !== e.id && !s.nodes[id]!.artifact.members) };
@@ -108,6 +108,12 @@ Deno.test("an ensemble is chosen, measured, refit and predicted from dev rows an
     const prompt = userPrompt(s, "n0", [], evidence);
     ok(prompt.includes("Where the parent errs"), prompt);
     equal(userPrompt(s, "n0", [], parentEvidence(runDir, s, poisoned(data), "n0")), prompt);
+    // Its sample rows are the first lines of the executors' own dev file: no held-out or test row.
+    const samples = devSample(runDir);
+    const devLines = Deno.readTextFileSync(dataFiles(runDir).dev).split("\n");
+    deepEqual(samples, devLines.slice(0, SAMPLE_ROWS + 1));
+    const shown = userPrompt(s, "n0", [], evidence, samples);
+    ok(shown.includes(`The first ${SAMPLE_ROWS} dev rows`) && shown.includes(samples[1]!), shown);
 
     // Refit member by member on dev + held-out, saved under model/members/, predicted as the weighted mean.
     const files = dataFiles(runDir);

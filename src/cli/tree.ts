@@ -127,6 +127,7 @@ async function llmIdeator(model: string | undefined, runDir: string): Promise<Ll
     const enc = new TextEncoder();
     return new LlmIdeator(client, {
       model: chosen,
+      runDir,
       // The prompt and the reply are logged, so a key-like string in either is redacted first.
       log: (r) => void log.write(enc.encode(JSON.stringify(redact.deep(r)) + "\n")),
     });

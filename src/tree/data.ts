@@ -154,6 +154,35 @@ export function dataFiles(runDir: string): DataFiles {
   return { dir, dev: `${dir}/dev.csv`, task: `${dir}/task.json` };
 }
 
+/** Most sample rows an ideator is shown, and most characters of each line. */
+export const SAMPLE_ROWS = 5;
+const SAMPLE_LINE = 400;
+
+/**
+ * The header and the first `rows` lines of the run's dev rows (`data/dev.csv`, the very file executors read:
+ * no held-out or test row is in it), each line cut to SAMPLE_LINE characters; empty when the file is not
+ * there yet. Read from its first 64 KiB only.
+ */
+export function devSample(runDir: string, rows = SAMPLE_ROWS): string[] {
+  let text: string;
+  try {
+    const f = Deno.openSync(dataFiles(runDir).dev, { read: true });
+    try {
+      const buf = new Uint8Array(64 * 1024);
+      const n = f.readSync(buf) ?? 0;
+      text = new TextDecoder().decode(buf.subarray(0, n));
+    } finally {
+      f.close();
+    }
+  } catch {
+    return [];
+  }
+  const lines = text.split("\n").map((l) => l.replace(/\r$/, ""));
+  // The file ends with a newline, and the 64 KiB window may cut its last line: only complete lines are shown.
+  const whole = lines.slice(0, -1);
+  return whole.slice(0, rows + 1).map((l) => (l.length > SAMPLE_LINE ? `${l.slice(0, SAMPLE_LINE)}…` : l));
+}
+
 /** Writes the dev rows and the dev-only task for executors (the same bytes for the same data and seed). */
 export function writeDataFiles(runDir: string, data: TreeData, seed: number): DataFiles {
   const files = dataFiles(runDir);

@@ -15,6 +15,7 @@ import { LlmError } from "../../llm/errors.ts";
 import type { ChatMessage } from "../../llm/types.ts";
 import { parseBounded } from "../../runtime/bounded_json.ts";
 import { branchInsights } from "./insight.ts";
+import { devSample } from "../data.ts";
 import type { Ideator } from "../loop.ts";
 import { type GbdtParams, gbdtParams, linearParams } from "../../tabular/mod.ts";
 import type { ArtifactModel, Family, Hypothesis, TreeNode, TreeState } from "../types.ts";
@@ -62,6 +63,8 @@ export const SYSTEM_PROMPT = [
 
 export interface LlmIdeatorOptions {
   model: string;
+  /** The run directory, whose dev rows (data/dev.csv) give the prompt its sample rows (data.ts devSample). */
+  runDir?: string;
   temperature?: number;
   maxTokens?: number;
   /** Receives each call's prompt and reply (bounded) for the run's log. */
@@ -90,6 +93,7 @@ export function userPrompt(
   parent: string,
   extra: string[],
   evidence: readonly ColumnEvidence[] | null = null,
+  samples: readonly string[] = [],
 ): string {
   const d = s.dataset;
   const p = s.nodes[parent]!;
@@ -112,6 +116,9 @@ export function userPrompt(
     `metric ${s.config.metric} (${s.config.direction}); ${d.dev} dev rows in ${d.folds} folds.`,
     "Columns:",
     ...cols,
+    ...(samples.length > 1
+      ? [`The first ${samples.length - 1} dev rows (CSV, header first):`, ...samples.map((l) => `    ${l}`)]
+      : []),
     "The parent artifact already applies, in order:",
     ...(done.length ? done : ["- nothing (the raw columns)"]),
     `The parent's model: ${JSON.stringify(p.artifact.model)} (empty: the toolkit's default GBDT).`,
@@ -284,6 +291,7 @@ function hypothesisOf(
 }
 
 export class LlmIdeator implements Ideator {
+  #samples: string[] | null = null;
   constructor(readonly chat: Chat, readonly opts: LlmIdeatorOptions) {}
 
   async ideas(
@@ -298,8 +306,9 @@ export class LlmIdeator implements Ideator {
     const hypotheses: Hypothesis[] = [];
     const problems: string[] = [];
     let total = 0;
+    this.#samples ??= this.opts.runDir ? devSample(this.opts.runDir) : [];
     for (let i = 0; i < n && hypotheses.length < n; i++) {
-      const prompt = userPrompt(s, parent, hypotheses.map((h) => h.text), evidence ?? null);
+      const prompt = userPrompt(s, parent, hypotheses.map((h) => h.text), evidence ?? null, this.#samples);
       const messages: ChatMessage[] = [{ role: "system", content: SYSTEM_PROMPT }, {
         role: "user",
         content: prompt,
