@@ -19,7 +19,8 @@ group statistics, dropping a column, whole-model settings, a regularised linear 
 nodes — or an LLM's own module), run each in its own sandboxed executor (a Deno child that can read only its
 dev rows and its scope and write only its scope; under bubblewrap the rest of the data is not even there),
 recompute its claimed dev score from its artifact, distil an insight (helped / hurt / neutral / failed: the
-paired dev delta over folds, labelled only beyond a t-test's noise) and pass it up the tree, and once the
+node's out-of-fold per-row losses paired with its parent's on every dev row, labelled only beyond their
+noise) and pass it up the tree, and once the
 cycles are spent, send the node the held-out rows are likeliest to confirm to the merge gate (its out-of-fold
 per-row loss beats the start's with the largest z on the dev rows; with --gate-at cycle, each cycle's best
 newcomer) when it beats the incumbent on the same folds beyond noise: admitted only if its held-out score
