@@ -124,3 +124,12 @@ export function testSandbox(
     bwrap,
   };
 }
+
+/** Baseline measured and admitted, then two hypotheses proposed under the root. */
+export function opening(): TreeEvent[] {
+  return [
+    { e: "executed", results: [ok("n0", folds(0.8))] },
+    { e: "gated", node: "n0", score: 0.8, problem: null, escapes: [] },
+    { e: "proposed", parent: "n0", hypotheses: [hyp("a"), hyp("b", "log")], problems: [], tokens: 0 },
+  ];
+}

@@ -12,7 +12,15 @@
  * @module
  */
 import type { TreeData } from "./data.ts";
-import { ENSEMBLE_ROUNDS, ensembleKey, pooled, pooledLabels, readOof, sizesOf } from "./ensemble.ts";
+import {
+  ENSEMBLE_ROUNDS,
+  ensembleKey,
+  membersOf,
+  pooled,
+  pooledLabels,
+  readOof,
+  sizesOf,
+} from "./ensemble.ts";
 import { gateZ, lossFor, type LossGain, normalCdf, rowLosses } from "./gate/row_loss.ts";
 import type { Hypothesis, TreeNode, TreeState } from "./types.ts";
 
@@ -105,13 +113,8 @@ export function anchoredBlend(runDir: string, s: TreeState, data: TreeData): Hyp
     best = pickValue;
     z = pickZ;
   }
-  const total = counts.reduce((t, c) => t + c, 0);
-  const members = cands.flatMap((c, i) =>
-    counts[i] ? [{ node: c.id, weight: Number((counts[i]! / total).toFixed(6)) }] : []
-  );
-  if (members.length < 2) return null;
-  const rest = 1 - members.slice(0, -1).reduce((t, m) => t + m.weight, 0);
-  members[members.length - 1]!.weight = Number(rest.toFixed(6));
+  const members = membersOf(cands, counts);
+  if (!members) return null;
   const key = ensembleKey(members);
   if (s.order.some((id) => s.nodes[id]!.hypothesis?.key === key)) return null;
   return {

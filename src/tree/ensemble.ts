@@ -166,15 +166,26 @@ export function caruana(
     for (let j = 0; j < sum.length; j++) sum[j] = sum[j]! + v[j]!;
     best = pickScore;
   }
+  const members = membersOf(candidates, counts);
+  return members ? { members, score: sign * best } : null;
+}
+
+/**
+ * The members of a selection with replacement: each picked candidate weighted by its count over the total,
+ * rounded for the record (the last takes the rest, so they sum to 1 exactly); null with fewer than two.
+ */
+export function membersOf(
+  candidates: readonly { id: string }[],
+  counts: readonly number[],
+): EnsembleMember[] | null {
   const total = counts.reduce((t, c) => t + c, 0);
   const members = candidates.flatMap((c, i) =>
     counts[i] ? [{ node: c.id, weight: Number((counts[i]! / total).toFixed(6)) }] : []
   );
   if (members.length < 2) return null;
-  // Weights rounded for the record: the last takes the rest, so they sum to 1 exactly.
   const rest = 1 - members.slice(0, -1).reduce((t, m) => t + m.weight, 0);
   members[members.length - 1]!.weight = Number(rest.toFixed(6));
-  return { members, score: sign * best };
+  return members;
 }
 
 /** Nodes an ensemble may be made of: measured on dev, not failed, not ensembles themselves. */
