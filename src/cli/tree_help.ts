@@ -57,8 +57,9 @@ Options:
                            cycle, cycles + 1)
   --gate-at end|cycle      When the merge gate is asked: end (default): once the cycles are spent, for the
                            node whose dev rows beat the start's most steadily (then the next while
-                           queries remain) — one comparison, so the strictest bar is the lowest; cycle: after each
-                           cycle, for that cycle's best newcomer, the incumbent moving as nodes are admitted
+                           queries remain) — one comparison, so the strictest bar is the lowest; cycle:
+                           after each cycle, for that cycle's best newcomer, the incumbent moving as nodes
+                           are admitted
   --observe-every <s>      Observation pace of every child (executor, recomputation, gate) in seconds; a fold
                            with no sign of life for 3 observations = hung (default 10)
   --budget-seconds <s>     Wall budget of one executor attempt (default 600)
