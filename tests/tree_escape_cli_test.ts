@@ -192,6 +192,9 @@ for (const mode of MODES) {
           } entries, more than ${MAX_SHADOWED_ENTRIES} (MAX_SHADOWED_ENTRIES)`;
           deepEqual(state.nodes.n1.refused, [{ attempt: 1, by: "worker", path: home, why }]);
           ok(state.nodes.n0.refused?.length, "the starting artifact's executor had the same lane");
+          // And so did every later child that ran the start's artifact: the gate's, the final test's.
+          const by = new Set(state.nodes.n0.refused.map((r: { by: string }) => r.by));
+          ok(["worker", "gate", "test"].every((b) => by.has(b)), JSON.stringify(state.nodes.n0.refused));
           ok(report.includes("## Lanes bound read-only"), report);
           ok(report.includes(`| n1 | 1 | worker | ${home} |`), report);
         } else {

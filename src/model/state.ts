@@ -173,10 +173,11 @@ export interface NodeState {
   agent?: AgentTrack;
 }
 
-/** A lane bound read-only for a node's attempt: its worker's sandbox, or its acceptance check's. */
+/** A lane bound read-only for a node's attempt: its worker's sandbox, or its acceptance check's (tree mode:
+ * also the merge gate's, the final test's and the refit's children, which run the same artifact). */
 export interface LaneRefusal {
   attempt: number;
-  by: "worker" | "acceptance";
+  by: "worker" | "acceptance" | "gate" | "test" | "refit";
   /** Run-relative inside the run (`nodes/N3`), absolute outside it. */
   path: string;
   /** The limit it is past (`more than 2,000 files (COPY_LIMIT)`). */

@@ -9,7 +9,7 @@
  */
 import type { SlurmClient } from "../runtime/slurm/mod.ts";
 import { cpuUsage } from "node:process";
-import type { Incident } from "../model/state.ts";
+import type { Incident, LaneRefusal } from "../model/state.ts";
 import type { ProcJournal } from "../runtime/proc/mod.ts";
 import { TreeBlackBox } from "./blackbox.ts";
 import type { TreeData } from "./data.ts";
@@ -24,7 +24,18 @@ import type { SlotPool } from "./execute/slot_pool.ts";
 import { step } from "./step.ts";
 import type { TreeStore } from "./store.ts";
 import { writeModel } from "./model_dir.ts";
-import type { ExecResult, FinalReferences, Hypothesis, TreeAction, TreeEvent, TreeState } from "./types.ts";
+import type {
+  Escape,
+  ExecResult,
+  FinalReferences,
+  Hypothesis,
+  LaneSeen,
+  TreeAction,
+  TreeEvent,
+  TreeState,
+} from "./types.ts";
+import type { RefitRun } from "./gate/refit.ts";
+import { inside, type Refusal, RefusalLog } from "../runtime/sandbox/mod.ts";
 
 /** Where hypotheses come from. The library answers at once; an LLM takes its time and may fail. */
 export interface Ideator {
@@ -127,6 +138,7 @@ async function perform(w: TreeWorld, s: TreeState, a: TreeAction): Promise<Perfo
           paired: g.paired,
           hung: g.hung,
           over_budget: g.overBudget,
+          ...refusedField(laneRefusals(w, s, a.node, "gate", g.refusing)),
         },
         childMs: g.childMs,
         fitMs: g.fitMs,
@@ -138,12 +150,17 @@ async function perform(w: TreeWorld, s: TreeState, a: TreeAction): Promise<Perfo
       const scores = runs.map((g, i) => ({ node: a.nodes[i]!, score: g.score }));
       const problems = runs.flatMap((g, i) => (g.problem ? [`${a.nodes[i]}: ${g.problem}`] : []));
       const refs = a.nodes.length ? await finalReferences(w, s, a.nodes.at(-1)!) : null;
+      const seen: LaneSeen[] = [
+        ...runs.map((g, i) => seenBy(w, s, a.nodes[i]!, "test", g)),
+        ...(refs ? [seenBy(w, s, a.nodes.at(-1)!, "refit", refs.refit)] : []),
+      ].filter((x) => x.escapes.length || x.refused.length);
       return {
         event: {
           e: "verdict",
           scores,
           problem: problems.length ? problems.join("; ") : null,
           ...(refs ? { references: refs.references } : {}),
+          ...(seen.length ? { seen } : {}),
         },
         childMs: Math.max(0, ...runs.map((g) => g.childMs)) + (refs?.childMs ?? 0),
         fitMs: runs.reduce((t, g) => t + g.fitMs, 0) + (refs?.fitMs ?? 0),
@@ -157,12 +174,39 @@ async function finalReferences(
   w: TreeWorld,
   s: TreeState,
   best: string,
-): Promise<{ references: FinalReferences; childMs: number; fitMs: number }> {
+): Promise<{ references: FinalReferences; refit: RefitRun; childMs: number; fitMs: number }> {
   const { refs, refit } = await w.gate.references(s, best);
   if (refs.refit?.score !== null && refs.refit?.score !== undefined) {
     writeModel(w.runDir, s, w.data, best, refit, refs.refit.score);
   }
-  return { references: refs, childMs: refit.childMs, fitMs: refit.fitMs };
+  return { references: refs, refit, childMs: refit.childMs, fitMs: refit.fitMs };
+}
+
+/** The lanes a child that ran `node`'s artifact left read-only, as its record keeps them (run-relative,
+ * once each, under the node's current attempt). */
+function laneRefusals(
+  w: TreeWorld,
+  s: TreeState,
+  node: string,
+  by: LaneRefusal["by"],
+  refusing: readonly Refusal[],
+): LaneRefusal[] {
+  const log = new RefusalLog((abs) => inside(abs, w.runDir) ? abs.slice(w.runDir.length + 1) : abs);
+  log.add(node, s.nodes[node]?.attempt ?? 1, by, refusing);
+  return log.lanes(node);
+}
+
+const refusedField = (refused: LaneRefusal[]) => (refused.length ? { refused } : {});
+
+/** What the final test's or the refit's child of `node` saw outside its lane. */
+function seenBy(
+  w: TreeWorld,
+  s: TreeState,
+  node: string,
+  by: LaneSeen["by"],
+  run: { escapes: Escape[]; refusing: readonly Refusal[] },
+): LaneSeen {
+  return { node, by, escapes: run.escapes, refused: laneRefusals(w, s, node, by, run.refusing) };
 }
 
 const cpuMs = (c: { user: number; system: number }) => (c.user + c.system) / 1000;

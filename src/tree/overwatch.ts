@@ -17,7 +17,7 @@ import type { Incident, IncidentOf } from "../model/state.ts";
 import { incidentOf } from "../overwatch/incident.ts";
 import { RUNG } from "../overwatch/ladder.ts";
 import { ACCEPT_EPS, HUNG_MAX_RESTARTS, K_FREEZE } from "../thresholds.ts";
-import type { ExecResult, Hang, Overrun, TreeNode } from "./types.ts";
+import type { Escape, ExecResult, Hang, Overrun, TreeNode } from "./types.ts";
 
 export type Judgement =
   | { kind: "evaluated"; folds: number[]; claimed: number }
@@ -119,6 +119,25 @@ export function stoppedChild(
   return null;
 }
 
+/** A SCOPE_VIOLATION blaming `node`'s code for what a sandbox layer saw it try outside its lane — while its
+ * executor ran, or later, when the gate, the final test or the refit ran its artifact. */
+export function scopeViolation(ctx: JudgeContext, node: TreeNode, escapes: readonly Escape[]): Incident {
+  const attempts: EscapeAttempt[] = escapes.map((e) => ({
+    path: e.path,
+    op: e.op,
+    stopped_by: e.stopped_by,
+    ...(e.seen_in ? { seen_in: e.seen_in } : {}),
+    reverted: false,
+  }));
+  return incident(ctx, node, "SCOPE_VIOLATION", {
+    writer: node.id,
+    scope: `nodes/${node.id}`,
+    paths: [...new Set(escapes.map((e) => e.path))],
+    attempts,
+    blocked: [node.id],
+  });
+}
+
 /** The verdict on one executor attempt and the incidents it leaves. */
 export function judge(
   ctx: JudgeContext,
@@ -126,21 +145,7 @@ export function judge(
   r: ExecResult,
 ): { j: Judgement; incidents: Incident[] } {
   if (r.escapes.length) {
-    const attempts: EscapeAttempt[] = r.escapes.map((e) => ({
-      path: e.path,
-      op: e.op,
-      stopped_by: e.stopped_by,
-      ...(e.seen_in ? { seen_in: e.seen_in } : {}),
-      reverted: false,
-    }));
-    const paths = [...new Set(r.escapes.map((e) => e.path))];
-    const inc = incident(ctx, node, "SCOPE_VIOLATION", {
-      writer: node.id,
-      scope: `nodes/${node.id}`,
-      paths,
-      attempts,
-      blocked: [node.id],
-    });
+    const inc = scopeViolation(ctx, node, r.escapes);
     const what = r.escapes.slice(0, 3).map((e) => `${e.op} ${e.path}`).join(", ");
     return {
       j: { kind: "failed", lesson: `its code reached outside its lane (${what}) and was stopped` },

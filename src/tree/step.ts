@@ -20,7 +20,7 @@
  *
  * @module
  */
-import type { Incident } from "../model/state.ts";
+import type { Incident, LaneRefusal } from "../model/state.ts";
 import { subSeed } from "../tabular/prng.ts";
 import { ACCEPT_EPS, improves } from "../thresholds.ts";
 import { addToTally, failedInsight, insightOf, meanStd, summarizeTally } from "./ideate/insight.ts";
@@ -32,12 +32,12 @@ import {
   significant,
   Z_GATE,
 } from "./gate/gate_rule.ts";
-import { judge, stoppedChild } from "./overwatch.ts";
+import { judge, scopeViolation, stoppedChild } from "./overwatch.ts";
 
 export { flagsOf, plannedComparisons, significant, Z_GATE };
 import { mark, newNode } from "./grow.ts";
 import { chooseParent, devGain, signOf } from "./ideate/select.ts";
-import type { Hypothesis, StepOutput, TreeEvent, TreeNode, TreeNodeId, TreeState } from "./types.ts";
+import type { Escape, Hypothesis, StepOutput, TreeEvent, TreeNode, TreeNodeId, TreeState } from "./types.ts";
 import type { LossGain } from "./gate/row_loss.ts";
 
 function backpropagate(s: TreeState, n: TreeNode, gain: number): void {
@@ -242,9 +242,21 @@ function afterGate(s: TreeState): void {
   endCycle(s);
 }
 
+/** Adds the lanes a later child of the node's artifact left read-only (gate, final test, refit) to its record,
+ * beside its executor's. */
+function noteRefused(n: TreeNode, refused: readonly LaneRefusal[] | undefined): void {
+  if (!refused?.length) return;
+  const kept = n.refused ?? [];
+  for (const r of refused) {
+    if (!kept.some((k) => k.attempt === r.attempt && k.by === r.by && k.path === r.path)) kept.push(r);
+  }
+  n.refused = kept;
+}
+
 function onGated(s: TreeState, ev: Extract<TreeEvent, { e: "gated" }>, incidents: Incident[]): void {
   if (s.pending?.a !== "gate" || s.pending.node !== ev.node) return;
   const n = s.nodes[ev.node]!;
+  noteRefused(n, ev.refused);
   if (ev.escapes.length) {
     const ctx = gateContext(s);
     const blank = { node: n.id, attempt: n.attempt, exit: null, signal: null, stderr_tail: [], hung: null };
@@ -303,8 +315,18 @@ function onGated(s: TreeState, ev: Extract<TreeEvent, { e: "gated" }>, incidents
   afterGate(s);
 }
 
-function onVerdict(s: TreeState, ev: Extract<TreeEvent, { e: "verdict" }>): void {
+function onVerdict(s: TreeState, ev: Extract<TreeEvent, { e: "verdict" }>, incidents: Incident[]): void {
   if (s.pending?.a !== "final") return;
+  // What the final test's and the refit's children saw: the artifact's code is blamed as at the gate (its
+  // score is already null: the child's prediction was not used).
+  const escapes = new Map<TreeNodeId, Escape[]>();
+  for (const seen of ev.seen ?? []) {
+    const n = s.nodes[seen.node];
+    if (!n) continue;
+    noteRefused(n, seen.refused);
+    if (seen.escapes.length) escapes.set(n.id, [...escapes.get(n.id) ?? [], ...seen.escapes]);
+  }
+  for (const [id, e] of escapes) incidents.push(scopeViolation(gateContext(s), s.nodes[id]!, e));
   for (const { node, score } of ev.scores) {
     const n = s.nodes[node];
     if (n) n.test = score;
@@ -341,7 +363,7 @@ export function step(state: TreeState, event: TreeEvent): StepOutput {
       onGated(s, event, incidents);
       break;
     case "verdict":
-      onVerdict(s, event);
+      onVerdict(s, event, incidents);
       break;
   }
   s.incidents += incidents.length;

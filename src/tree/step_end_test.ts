@@ -102,3 +102,42 @@ Deno.test("step() labels a node by its rows against its parent's when both were 
   equal(t.nodes.n1!.insight!.outcome, "helped");
   equal(t.nodes.n2!.insight!.outcome, "neutral");
 });
+
+Deno.test("step() notes the lanes the gate's, final test's and refit's children left read-only, and blames their escapes", () => {
+  let s = fakeStart({ cycles: 1, gateAt: "end", heldoutBudget: 2 });
+  const lane = (by: "gate" | "test" | "refit") => ({ attempt: 1, by, path: "/home/u", why: "401 entries" });
+  for (
+    const ev of [...opening(), {
+      e: "executed",
+      results: [ok("n1", folds(0.8, 0.02)), ok("n2", folds(0.8, 0.04))],
+    }] as TreeEvent[]
+  ) {
+    s = step(s, ev).state;
+  }
+  deepEqual(s.pending, { a: "gate", node: "n2" });
+  s = step(s, { e: "gated", node: "n2", score: 0.79, problem: null, escapes: [], refused: [lane("gate")] })
+    .state;
+  deepEqual(s.nodes.n2!.refused, [lane("gate")]);
+  deepEqual(s.pending, { a: "final", nodes: ["n0"] });
+  const escape = { path: "/tmp/leak.csv", op: "write" as const, stopped_by: "shadow" };
+  const out = step(s, {
+    e: "verdict",
+    scores: [{ node: "n0", score: null }],
+    problem: "n0: its code reached outside its lane while the gate ran it",
+    seen: [
+      { node: "n0", by: "test", escapes: [escape], refused: [lane("test")] },
+      { node: "n0", by: "refit", escapes: [], refused: [lane("refit"), lane("refit")] },
+    ],
+  });
+  // The start's record keeps its executor's lane (opening()'s has none) and each later child's, once.
+  deepEqual(out.state.nodes.n0!.refused, [lane("test"), lane("refit")]);
+  equal(out.incidents.length, 1, JSON.stringify(out.incidents));
+  const inc = out.incidents[0]!;
+  equal(inc.type, "SCOPE_VIOLATION");
+  equal(inc.node, "n0");
+  deepEqual((inc.evidence as { paths: string[] }).paths, ["/tmp/leak.csv"]);
+  // Without anything seen, the verdict changes nothing on the record.
+  const clean = step(s, { e: "verdict", scores: [{ node: "n0", score: 0.8 }], problem: null });
+  equal(clean.incidents.length, 0);
+  equal("refused" in clean.state.nodes.n0!, false);
+});

@@ -320,13 +320,25 @@ export type TreeEvent =
     /** The gate's child went silent past its hang window, or ran past its wall budget (then no score). */
     hung?: Hang | null;
     over_budget?: Overrun | null;
+    /** The lanes the gate child's layout left read-only (absent when none). */
+    refused?: LaneRefusal[];
   }
   | {
     e: "verdict";
     scores: { node: TreeNodeId; score: number | null }[];
     problem: string | null;
     references?: FinalReferences;
+    /** What the final test's and the refit's children saw outside their lanes, by node (absent when nothing). */
+    seen?: LaneSeen[];
   };
+
+/** What a child that ran a node's artifact after its executor (final test, refit) saw outside its lane. */
+export interface LaneSeen {
+  node: TreeNodeId;
+  by: "test" | "refit";
+  escapes: Escape[];
+  refused: LaneRefusal[];
+}
 
 /** What one step produced besides the new state: incidents to record. */
 export interface StepOutput {

@@ -26,6 +26,7 @@ import { blend } from "../ensemble.ts";
 import { scoreOrNull, strongDefault, trivialScore } from "./references.ts";
 import { childCommand, type SandboxContext } from "../execute/sandbox.ts";
 import type { EnsembleMember, Escape, FinalReferences, Hang, TreeState } from "../types.ts";
+import type { Refusal } from "../../runtime/sandbox/mod.ts";
 
 /** The rows a final model is fit on: every dev and held-out row, in table order. */
 export function refitRows(data: TreeData): Int32Array {
@@ -42,6 +43,8 @@ interface Predicted extends Stopped {
   pred: Prediction | null;
   problem: string | null;
   escapes: Escape[];
+  /** The lanes its child's layout left read-only (sandbox.ts), absolute. */
+  refusing: Refusal[];
   childMs: number;
   fitMs: number;
 }
@@ -53,6 +56,8 @@ export interface GateRun extends Stopped {
   paired: PairedGain | null;
   /** What the artifact's code tried outside its lane while the gate ran it (then there is no score). */
   escapes: Escape[];
+  /** The lanes its child's layout left read-only, absolute (the node's record notes them). */
+  refusing: Refusal[];
   childMs: number;
   fitMs: number;
 }
@@ -200,6 +205,7 @@ export class MergeGate {
       childMs: p.childMs,
       fitMs: p.fitMs,
       escapes: p.escapes,
+      refusing: p.refusing,
       hung: p.hung,
       overBudget: p.overBudget,
       paired: null,
@@ -226,7 +232,16 @@ export class MergeGate {
       const key = `${part}:${m.node}`;
       const hit = this.#memo.get(key) ?? (part === "heldout" ? this.#kept(m.node, rows.length) : null);
       const run: Predicted = hit
-        ? { pred: hit, problem: null, escapes: [], childMs: 0, fitMs: 0, hung: null, overBudget: null }
+        ? {
+          pred: hit,
+          problem: null,
+          escapes: [],
+          refusing: [],
+          childMs: 0,
+          fitMs: 0,
+          hung: null,
+          overBudget: null,
+        }
         : await this.#predict(s, m.node, part, rows);
       if (run.pred) this.#memo.set(key, run.pred);
       runs.push(run);
@@ -234,6 +249,7 @@ export class MergeGate {
     }
     const out = {
       escapes: runs.flatMap((r) => r.escapes),
+      refusing: runs.flatMap((r) => r.refusing),
       childMs: runs.reduce((t, r) => t + r.childMs, 0),
       fitMs: runs.reduce((t, r) => t + r.fitMs, 0),
       hung: runs.find((r) => r.hung)?.hung ?? null,
@@ -260,7 +276,7 @@ export class MergeGate {
     const running = this.#inflight.get(key);
     if (running) {
       const r = await running;
-      return { ...r, escapes: [], childMs: 0, fitMs: 0 };
+      return { ...r, escapes: [], refusing: [], childMs: 0, fitMs: 0 };
     }
     const p = this.#predictNode(s, node, part, rows);
     this.#inflight.set(key, p);
@@ -307,6 +323,7 @@ export class MergeGate {
         childMs: out.wallMs,
         fitMs,
         escapes: out.escapes,
+        refusing: out.refusing,
         hung: out.hung,
         overBudget: out.overBudget,
       };

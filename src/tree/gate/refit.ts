@@ -16,7 +16,8 @@ import { taskText } from "../data.ts";
 import { readPrediction } from "../execute/predictions.ts";
 import { childCommand, type SandboxContext } from "../execute/sandbox.ts";
 import { blend } from "../ensemble.ts";
-import type { EnsembleMember, TreeState } from "../types.ts";
+import type { EnsembleMember, Escape, TreeState } from "../types.ts";
+import type { Refusal } from "../../runtime/sandbox/mod.ts";
 
 /** What the refit child fit (JSON as it printed it): the saved model's pieces. */
 export interface FittedModel {
@@ -34,6 +35,10 @@ export interface RefitRun {
   fitMs: number;
   /** The scope the child ran (the artifact as recorded: artifact.json and steps/). */
   scope: string;
+  /** What its code tried outside its lane (then there is no prediction), and the lanes its child's layout
+   * left read-only (absolute): an ensemble's, every member's. */
+  escapes: Escape[];
+  refusing: Refusal[];
   /** An ensemble's refit: each member refit alone (its own child and scope), `pred` their weighted average. */
   members?: { node: string; weight: number; run: RefitRun }[];
 }
@@ -54,7 +59,14 @@ export async function refitEnsemble(
   }
   const childMs = runs.reduce((t, r) => t + r.run.childMs, 0);
   const fitMs = runs.reduce((t, r) => t + r.run.fitMs, 0);
-  const base = { childMs, fitMs, scope: runs[0]?.run.scope ?? "", members: runs };
+  const base = {
+    childMs,
+    fitMs,
+    scope: runs[0]?.run.scope ?? "",
+    members: runs,
+    escapes: runs.flatMap((r) => r.run.escapes),
+    refusing: runs.flatMap((r) => r.run.refusing),
+  };
   const bad = runs.find((r) => !r.run.pred);
   if (bad || !runs.length) {
     return {
@@ -107,7 +119,7 @@ export async function refitChild(
   try {
     const cmd = childCommand(ctx, "refit", node, scope, `${gateDir}/audit/permissions.jsonl`, features);
     const out = await runChild(cmd, { ...watch, label, stdin: nonce, progress: true });
-    const base = { childMs: out.wallMs, fitMs: 0, scope };
+    const base = { childMs: out.wallMs, fitMs: 0, scope, escapes: out.escapes, refusing: out.refusing };
     const none = (problem: string) => ({ ...base, pred: null, model: null, problem });
     if (out.escapes.length) return none("its code reached outside its lane while the refit ran");
     if (out.exit !== 0) {
