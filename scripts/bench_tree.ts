@@ -12,7 +12,8 @@
  *
  * `deno run -A scripts/bench_tree.ts [--quick] [--datasets a,b] [--seeds 5] [--cycles 3] [--executors 2]
  * [--methods tree,random,greedy,tree-no-insights] [--starts default,weak] [--gate-at end|cycle] [--ref-fit dev+heldout|dev]
- * [--no-refs] [--out dist/bench_tree.json]`; `--aa [--seeds N]` measures
+ * [--seed-from 0] [--no-refs] [--out dist/bench_tree.json]`; `--merge a.json,b.json` reprints the score
+ * report pooled over several runs' outputs (other seeds); `--aa [--seeds N]` measures
  * instead the gate's A/A false-admit rate (src/tree/gate/aa.ts: seed-only candidates, 20 runs × 10 queries a seed).
  *
  * @module
@@ -215,6 +216,50 @@ async function once(
 
 const DEFAULT_DATASETS = "penguins,auto_mpg,credit_g,chile,slid,titanic";
 
+/**
+ * The score report over several runs' JSON outputs, pooled (runs of other seeds with --seed-from): a result
+ * or reference of the same dataset, method, start and seed in two files is refused, not counted twice.
+ */
+function printMerged(files: string[]): void {
+  const results: One[] = [];
+  const refRuns: RefRun[] = [];
+  const seen = new Set<string>();
+  for (const f of files) {
+    let o: { results: One[]; references: RefRun[] };
+    try {
+      o = JSON.parse(Deno.readTextFileSync(f));
+    } catch (e) {
+      usage(`--merge: cannot read ${f}: ${e instanceof Error ? e.message : e}`);
+    }
+    for (const r of o.results) {
+      const key = `${r.dataset}/${r.method}/${r.start}/${r.seed}`;
+      if (seen.has(key)) usage(`--merge: ${key} is in more than one file (${f})`);
+      seen.add(key);
+      results.push(r);
+    }
+    for (const r of o.references) {
+      const key = `ref/${r.dataset}/${r.seed}`;
+      if (seen.has(key)) {
+        usage(`--merge: the references of ${r.dataset} seed ${r.seed} are in more than one file`);
+      }
+      seen.add(key);
+      refRuns.push(r);
+    }
+  }
+  const uniq = <T>(xs: T[]) => [...new Set(xs)];
+  const datasets = uniq(results.map((r) => r.dataset));
+  const report = scoreReport(results, refRuns, {
+    datasets,
+    methods: uniq(results.map((r) => r.method)),
+    starts: uniq(results.map((r) => r.start)),
+    metricOf: (d) => DATASETS[d]!.metric,
+  });
+  const seeds = uniq(results.map((r) => r.seed)).sort((a, b) => a - b);
+  console.log(
+    [`Pooled from ${files.join(", ")}: seeds ${seeds.join(", ")}.`, "", ...report.lines].join("\n"),
+  );
+}
+
 function usage(msg: string): never {
   console.error(`bench_tree: ${msg}`);
   Deno.exit(1);
@@ -228,6 +273,10 @@ if (import.meta.main) {
       methods: { type: "string", default: "tree,random,greedy,tree-no-insights" },
       starts: { type: "string", default: "default,weak" },
       seeds: { type: "string" },
+      /** The first seed (seeds run from here): more seeds in a second run, pooled with --merge. */
+      "seed-from": { type: "string", default: "0" },
+      /** Reprint the score report over several runs' JSON outputs (comma-separated), pooled. */
+      merge: { type: "string" },
       cycles: { type: "string" },
       executors: { type: "string", default: "2" },
       /** Cut down: 2 seeds, 2 cycles (every dataset, method and start kept). */
@@ -251,11 +300,17 @@ if (import.meta.main) {
     printAa(Number(values.seeds));
     Deno.exit(0);
   }
+  if (values.merge) {
+    printMerged(values.merge.split(","));
+    Deno.exit(0);
+  }
   const datasets = values.datasets!.split(",");
   const methods = values.methods!.split(",");
   for (const d of datasets) if (!DATASETS[d]) usage(`unknown dataset ${d} (known: ${Object.keys(DATASETS)})`);
   for (const m of methods) if (!METHODS[m]) usage(`unknown method ${m} (known: ${Object.keys(METHODS)})`);
   const seeds = Number(values.seeds ?? (values.quick ? 2 : 5));
+  const seedFrom = Number(values["seed-from"]);
+  if (!Number.isInteger(seedFrom) || seedFrom < 0) usage("--seed-from must be an integer ≥ 0");
   const cycles = Number(values.cycles ?? (values.quick ? 2 : 3));
   const executors = Number(values.executors);
   for (const [k, v] of [["seeds", seeds], ["cycles", cycles], ["executors", executors]] as const) {
@@ -278,7 +333,7 @@ if (import.meta.main) {
   try {
     for (const d of datasets) {
       const { target, metric } = DATASETS[d]!;
-      for (let seed = 0; seed < seeds; seed++) {
+      for (let seed = seedFrom; seed < seedFrom + seeds; seed++) {
         const split = arrowSplit(dataFile(d, tmp), target, seed, metric);
         if (!values["no-refs"]) {
           const r0 = performance.now();
