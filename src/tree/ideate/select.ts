@@ -4,8 +4,10 @@
  * - **tree** — UCB1 over dev gain: among nodes that are evaluated or admitted (not pruned, failed or
  *   exhausted, above the depth limit), pick the largest `Q + c·√(ln N / n)`, where Q is the mean dev gain
  *   over the starting artifact of the node's subtree, n the subtree's visits (evaluated and failed nodes),
- *   N the visits of the whole tree, and c the standard deviation of the starting artifact's fold scores
- *   (at least 0.001) — exploration is worth about one fold's noise. Ties go to the older node.
+ *   N the visits of the whole tree, and c the exploration scale (`explorationScale`): with insights on, the
+ *   spread of the dev gains the tree's children showed over their parents so far (what one more child may
+ *   move a node by, as measured), and until two are measured — or with insights off — the standard deviation
+ *   of the starting artifact's fold scores (one fold's noise); at least 0.001. Ties go to the older node.
  * - **greedy** — always the incumbent (the last admitted node); when it is exhausted, or while the gate
  *   waits for the end, the best node on dev.
  * - **random** — uniformly among every evaluated node (pruned ones too), from a seeded draw.
@@ -37,9 +39,31 @@ function expandable(s: TreeState, n: TreeNode, pruned: boolean): boolean {
   return ok && !n.exhausted && n.depth < s.config.maxDepth;
 }
 
+/**
+ * UCB's exploration scale. With insights on, what the tree measured: the standard deviation of every child's
+ * dev gain over its parent so far (how much one more child may move a node), once two children are measured;
+ * before that, and with insights off, the starting artifact's fold spread (one fold's noise). At least 0.001.
+ */
+export function explorationScale(s: TreeState): number {
+  const root = s.nodes[s.order[0]!]!;
+  const fold = Math.max(root.dev?.std ?? 0, 0.001);
+  if (!s.config.insights) return fold;
+  const sign = signOf(s);
+  const gains: number[] = [];
+  for (const id of s.order) {
+    const n = s.nodes[id]!;
+    const p = n.parent === null ? undefined : s.nodes[n.parent];
+    if (p?.dev && n.dev && n.status !== "failed-informative") gains.push(sign * (n.dev.mean - p.dev.mean));
+  }
+  if (gains.length < 2) return fold;
+  const m = gains.reduce((t, x) => t + x, 0) / gains.length;
+  const sd = Math.sqrt(gains.reduce((t, x) => t + (x - m) ** 2, 0) / (gains.length - 1));
+  return Math.max(sd, 0.001);
+}
+
 export function ucb(s: TreeState, n: TreeNode): number {
   const root = s.nodes[s.order[0]!]!;
-  const c = Math.max(root.dev?.std ?? 0, 0.001);
+  const c = explorationScale(s);
   const total = Math.max(root.visits, 1);
   const visits = Math.max(n.visits, 1);
   return n.value / visits + c * Math.sqrt(Math.log(total) / visits);

@@ -1,6 +1,6 @@
 import { equal } from "node:assert/strict";
 import { fakeStart, folds, hyp, ok, run } from "../../../tests/tree_fake.ts";
-import { chooseParent, ucb } from "./select.ts";
+import { chooseParent, explorationScale, ucb } from "./select.ts";
 import type { TreeEvent } from "../types.ts";
 
 function grown(search: "tree" | "greedy" | "random") {
@@ -30,4 +30,26 @@ Deno.test("chooseParent() in random mode draws from the seed: the same state, th
   const pick = chooseParent(s);
   equal(chooseParent(s), pick);
   equal(["n0", "n1", "n2"].includes(pick!), true);
+});
+
+Deno.test("UCB's exploration scale: with insights, the spread of the children's measured gains; without, one fold's noise", () => {
+  const s = grown("tree");
+  const fold = s.nodes.n0!.dev!.std;
+  // n1 gained 0.002 and n2 0.001 over the root: their spread, not the root's fold spread (0.01).
+  const gains = [0.002, 0.001];
+  const sd = Math.abs(gains[0]! - gains[1]!) / Math.SQRT2;
+  equal(Math.abs(explorationScale(s) - Math.max(sd, 0.001)) < 1e-9, true, String(explorationScale(s)));
+  equal(explorationScale({ ...s, config: { ...s.config, insights: false } }), fold);
+  // One measured child is not yet a spread: the fold's noise.
+  const one = run(fakeStart({ search: "tree" }), [
+    { e: "executed", results: [ok("n0", folds(0.8))] },
+    { e: "gated", node: "n0", score: 0.8, problem: null, escapes: [] },
+    { e: "proposed", parent: "n0", hypotheses: [hyp("a")], problems: [], tokens: 0 },
+    { e: "executed", results: [ok("n1", folds(0.8, 0.03))] },
+  ]).state;
+  equal(explorationScale(one), one.nodes.n0!.dev!.std);
+  // Wide children widen it.
+  const wide = structuredClone(s);
+  wide.nodes.n1!.dev!.mean += 0.05;
+  equal(explorationScale(wide) > 0.03, true);
 });
