@@ -28,6 +28,7 @@ import { meanStd, type MetricName, mulberry32 } from "../src/tabular/mod.ts";
 import { arrowSplit, PYTHON, references, type RefScores, type RowSplit, runSplit } from "./bench/refs.ts";
 import { type RefRun, scoreReport } from "./bench/tree_report.ts";
 import { printAa } from "./bench/aa_report.ts";
+import { mergedReport } from "./bench/tree_merge.ts";
 import { childProbe } from "./bench/child_probe.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
@@ -216,50 +217,6 @@ async function once(
 
 const DEFAULT_DATASETS = "penguins,auto_mpg,credit_g,chile,slid,titanic";
 
-/**
- * The score report over several runs' JSON outputs, pooled (runs of other seeds with --seed-from): a result
- * or reference of the same dataset, method, start and seed in two files is refused, not counted twice.
- */
-function printMerged(files: string[]): void {
-  const results: One[] = [];
-  const refRuns: RefRun[] = [];
-  const seen = new Set<string>();
-  for (const f of files) {
-    let o: { results: One[]; references: RefRun[] };
-    try {
-      o = JSON.parse(Deno.readTextFileSync(f));
-    } catch (e) {
-      usage(`--merge: cannot read ${f}: ${e instanceof Error ? e.message : e}`);
-    }
-    for (const r of o.results) {
-      const key = `${r.dataset}/${r.method}/${r.start}/${r.seed}`;
-      if (seen.has(key)) usage(`--merge: ${key} is in more than one file (${f})`);
-      seen.add(key);
-      results.push(r);
-    }
-    for (const r of o.references) {
-      const key = `ref/${r.dataset}/${r.seed}`;
-      if (seen.has(key)) {
-        usage(`--merge: the references of ${r.dataset} seed ${r.seed} are in more than one file`);
-      }
-      seen.add(key);
-      refRuns.push(r);
-    }
-  }
-  const uniq = <T>(xs: T[]) => [...new Set(xs)];
-  const datasets = uniq(results.map((r) => r.dataset));
-  const report = scoreReport(results, refRuns, {
-    datasets,
-    methods: uniq(results.map((r) => r.method)),
-    starts: uniq(results.map((r) => r.start)),
-    metricOf: (d) => DATASETS[d]!.metric,
-  });
-  const seeds = uniq(results.map((r) => r.seed)).sort((a, b) => a - b);
-  console.log(
-    [`Pooled from ${files.join(", ")}: seeds ${seeds.join(", ")}.`, "", ...report.lines].join("\n"),
-  );
-}
-
 function usage(msg: string): never {
   console.error(`bench_tree: ${msg}`);
   Deno.exit(1);
@@ -301,7 +258,9 @@ if (import.meta.main) {
     Deno.exit(0);
   }
   if (values.merge) {
-    printMerged(values.merge.split(","));
+    const merged = mergedReport(values.merge.split(","), (d) => DATASETS[d]!.metric);
+    if ("error" in merged) usage(`--merge: ${merged.error}`);
+    console.log(merged.text);
     Deno.exit(0);
   }
   const datasets = values.datasets!.split(",");
