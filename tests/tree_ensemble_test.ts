@@ -109,6 +109,12 @@ Deno.test("an ensemble is chosen, measured, refit and predicted from dev rows an
     ok(prompt.includes("Where the parent errs"), prompt);
     equal(userPrompt(s, "n0", [], parentEvidence(runDir, s, poisoned(data), "n0")), prompt);
     // Its sample rows are the first lines of the executors' own dev file: no held-out or test row.
+    // What the root relies on: importances its recomputation measured on the dev folds' validation rows (the
+    // executors' own dev file), named by the data's columns, never the target; shown in the prompt.
+    const imp = s.nodes.n0!.importance ?? {};
+    ok(Object.keys(imp).length, "the root's importances were measured");
+    ok(Object.keys(imp).every((c) => c !== "label" && s.dataset.columns.some((d) => d.name === c)));
+    ok(prompt.includes("What the parent relies on"), prompt);
     const samples = devSample(runDir);
     const devLines = Deno.readTextFileSync(dataFiles(runDir).dev).split("\n");
     deepEqual(samples, devLines.slice(0, SAMPLE_ROWS + 1));

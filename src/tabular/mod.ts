@@ -142,7 +142,9 @@ export {
   type PipelineSpec,
   predictPipeline,
   predictTable,
+  transformedRows,
   TransformError,
 } from "./pipeline.ts";
+export { type ColumnImportance, IMPORTANCE_MAX_COLUMNS, permutationImportance } from "./importance.ts";
 export { makeTask, type TabularTask, type TaskOptions } from "./task.ts";
 export { crossValidate, type CvReport, evaluateOn, type Evaluation, type FoldScore, meanStd } from "./cv.ts";

@@ -128,6 +128,25 @@ function withoutTarget(r: Row, name: string): Row {
   return rest;
 }
 
+/** `rows` of `table` as the fitted pipeline's model reads them: through the same transform object that was
+ * fit (when there is one), into the schema its training rows fixed. */
+export function transformedRows(
+  fitted: FittedPipeline,
+  table: Table,
+  rows: Rows,
+  spec: PipelineSpec,
+): Table {
+  if (!spec.transform || !fitted.schema) return takeRows(table, rows);
+  const transform = spec.transform;
+  const input = toRows(table, rows, [spec.target.name]);
+  const out = checkedRows(
+    guardTransform("transform", () => transform.transform(fitted.state, input)),
+    rows.length,
+    "transform",
+  );
+  return fromRows(out, fitted.schema);
+}
+
 /** Predicts `rows` of `table` with a fitted pipeline (the same transform object that was fit). */
 export function predictPipeline(
   fitted: FittedPipeline,
@@ -135,16 +154,6 @@ export function predictPipeline(
   rows: Rows,
   spec: PipelineSpec,
 ): Prediction {
-  let evalTable: Table;
-  if (spec.transform && fitted.schema) {
-    const transform = spec.transform;
-    const input = toRows(table, rows, [spec.target.name]);
-    const out = checkedRows(
-      guardTransform("transform", () => transform.transform(fitted.state, input)),
-      rows.length,
-      "transform",
-    );
-    evalTable = fromRows(out, fitted.schema);
-  } else evalTable = takeRows(table, rows);
+  const evalTable = transformedRows(fitted, table, rows, spec);
   return predictModel(fitted.model, applyEncoding(fitted.encoding, evalTable, allRows(evalTable)));
 }

@@ -194,6 +194,7 @@ function onExecuted(s: TreeState, ev: Extract<TreeEvent, { e: "executed" }>, inc
       const rec = r.recomputed && "folds" in r.recomputed ? r.recomputed : null;
       evaluate(s, n, j.folds, j.claimed, rec?.vs_parent);
       if (rec?.vs_start) n.oof = rec.vs_start;
+      if (rec?.importance) n.importance = rec.importance;
     }
   }
   s.running = s.running.filter((id) => retry.includes(id) || !ev.results.some((r) => r.node === id));

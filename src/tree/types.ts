@@ -118,6 +118,8 @@ export interface TreeNode {
   /** Its pooled out-of-fold dev predictions against the start's, per row (confirm.ts); absent for the start
    * and in states recorded before it was measured. */
   oof?: LossGain;
+  /** Its columns' permutation importances on dev rows, from its recomputation (absent when not measured). */
+  importance?: Record<string, number>;
   test: number | null;
   insight: Insight | null;
   lesson: string | null;
@@ -297,6 +299,9 @@ export interface ExecResult {
       vs_start?: LossGain;
       /** The same against its parent's (what its insight is labelled by: insight.ts). */
       vs_parent?: LossGain;
+      /** Each column's permutation importance on the dev folds' validation rows (mean per-row loss increase
+       * when it is shuffled; ideate/evidence.ts). */
+      importance?: Record<string, number>;
     }
     | { problem: string; exit: number | null; stderr_tail: string[]; hung?: Hang | null }
     | null;

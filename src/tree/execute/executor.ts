@@ -253,7 +253,8 @@ export async function runExecutor(w: ExecutorWorld, s: TreeState, id: string): P
       : `the recomputation exited with ${rec.exit ?? rec.signal}`;
     result.recomputed = { problem, exit: rec.exit, stderr_tail: rec.stderrTail, hung: rec.hung };
   } else {
-    result.recomputed = { folds: scored.value };
+    result.recomputed = { folds: scored.value.scores };
+    if (scored.value.importance) result.recomputed.importance = scored.value.importance;
     // The fold predictions just scored, kept (private to the coordinator) for ensembles of evaluated nodes,
     // and paired row by row with the start's (how confirmable the node is: confirm.ts).
     if (line.ok) {

@@ -82,13 +82,38 @@ export function labelsOf(target: Target, rows: Rows): Float64Array {
   return Float64Array.from(rows, (r) => target.y[r]!);
 }
 
-/** Scores a recomputation payload `{k, folds: [values per fold]}` fold by fold. */
+/** What a recomputation measured: each fold's score, and the columns' permutation importances (absent when
+ * its payload held none). */
+export interface FoldsScored {
+  scores: number[];
+  importance: Record<string, number> | null;
+}
+
+/** Most importances kept of one recomputation, and the longest column name kept. */
+const MAX_IMPORTANCES = 64;
+const MAX_NAME = 200;
+
+/** The `importance` object of a payload: column name → finite number, bounded; null when absent or unusable. */
+function importanceOf(v: unknown): Record<string, number> | null {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return null;
+  const out: Record<string, number> = {};
+  let n = 0;
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    if (n >= MAX_IMPORTANCES) break;
+    if (typeof x !== "number" || !Number.isFinite(x) || k.length > MAX_NAME) continue;
+    out[k] = x;
+    n++;
+  }
+  return n ? out : null;
+}
+
+/** Scores a recomputation payload `{k, folds: [values per fold], importance?}` fold by fold. */
 export function scoreFolds(
   text: string,
   target: Target,
   folds: Rows[],
   metric: MetricName,
-): Parsed<number[]> {
+): Parsed<FoldsScored> {
   const o = object(text);
   if (!o.ok) return o;
   const k = outputsOf(target.task, target.classes);
@@ -105,7 +130,7 @@ export function scoreFolds(
     if (!v.ok) return v;
     scores.push(scoreRows(metric, target, folds[i]!, { task: target.task, k, values: v.value }));
   }
-  return { ok: true, value: scores };
+  return { ok: true, value: { scores, importance: importanceOf(o.value.importance) } };
 }
 
 function scoreRows(metric: MetricName, target: Target, rows: Rows, pred: Prediction): number {

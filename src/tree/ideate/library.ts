@@ -188,8 +188,9 @@ function configIdea(
 }
 
 /** Every hypothesis the columns admit (capacity relative to `parent`'s settings; whole configurations
- * drawn with `runSeed`). */
-export function allIdeas(columns: ColumnInfo[], parent: TreeNode, runSeed = 0): Idea[] {
+ * drawn with `runSeed`). With `byImportance` (insights on), the numeric columns paired into interactions are
+ * the ones the parent relies on most (its permutation importances), not the first in the file. */
+export function allIdeas(columns: ColumnInfo[], parent: TreeNode, runSeed = 0, byImportance = false): Idea[] {
   const ideas: Idea[] = [];
   const idea = (
     family: Family,
@@ -213,7 +214,8 @@ export function allIdeas(columns: ColumnInfo[], parent: TreeNode, runSeed = 0): 
       idea("binning", [c.name], `Bin ${q(c.name)} into 5 quantile bins fit on training rows.`, { bins: 5 });
     }
   }
-  const pairs = numeric.slice(0, 8);
+  const imp = byImportance ? parent.importance : undefined;
+  const pairs = (imp ? strongestFirst(numeric, imp) : numeric).slice(0, 8);
   for (let i = 0; i < pairs.length; i++) {
     for (let j = i + 1; j < pairs.length; j++) {
       const a = pairs[i]!.name, b = pairs[j]!.name;
@@ -255,6 +257,12 @@ export function allIdeas(columns: ColumnInfo[], parent: TreeNode, runSeed = 0): 
   return [...ideas, ...capacityIdeas(parent), ...configIdeas(parent, runSeed), ...linearIdeas(parent)];
 }
 
+/** `columns` by the parent's importance, strongest first (unmeasured ones after, in their order). */
+function strongestFirst(columns: ColumnInfo[], importance: Record<string, number>): ColumnInfo[] {
+  const at = (c: ColumnInfo) => importance[c.name] ?? -Infinity;
+  return columns.map((c, i) => ({ c, i })).sort((a, b) => at(b.c) - at(a.c) || a.i - b.i).map((x) => x.c);
+}
+
 /** Up to `n` new hypotheses for children of `parentId` (fewer, or none, when the space is used up). */
 export function libraryIdeas(
   s: TreeState,
@@ -271,7 +279,8 @@ export function libraryIdeas(
   const dropped = new Set(
     path.flatMap((p) => (p.hypothesis?.family === "drop_column" ? p.hypothesis.columns : [])),
   );
-  const ideas = allIdeas(s.dataset.columns.filter((c) => c.name !== s.dataset.target), parent, s.config.seed)
+  const columns = s.dataset.columns.filter((c) => c.name !== s.dataset.target);
+  const ideas = allIdeas(columns, parent, s.config.seed, s.config.insights && s.config.search !== "random")
     .map((i) => ({ ...i, key: keyOf(i.family, i.columns, i.params) }))
     .filter((i) => !onPath.has(i.key) && !triedHere.has(i.key) && !i.columns.some((c) => dropped.has(c)));
   const jitter = (key: string) => draw(seed, key);

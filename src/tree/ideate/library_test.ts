@@ -274,3 +274,30 @@ Deno.test("insights as effects: a family measured twice at no effect gives way t
     `${firstOf(ranked, "ratio")} vs ${firstOf(blind, "ratio")}`,
   );
 });
+
+Deno.test("libraryIdeas() with insights puts an interaction of the parent's strongest columns and the drop of a noise column first", () => {
+  const measured = (importance: Record<string, number>, config = {}) => {
+    const s = run(fakeStart(config), baseline).state;
+    s.nodes.n0!.importance = importance;
+    return s;
+  };
+  // x3 and x2 are what the root relies on; shuffling "group" lowered its loss (noise it fitted).
+  const importance = { x1: 0, x2: 0.04, x3: 0.09, group: -0.01, name: 0.002 };
+  const keys = (s: TreeState) => libraryIdeas(s, "n0", 60, 1).map((h) => h.key);
+  const withImp = keys(measured(importance));
+  const without = keys(run(fakeStart(), baseline).state);
+  // Pairs are formed strongest first (x3 before x2), so the interaction's key names them in that order.
+  const at = (ks: string[], k: string) => Math.max(ks.indexOf(k), ks.indexOf(k.replace("x2+x3", "x3+x2")));
+  for (const k of ["ratio:x2+x3", "product:x2+x3", "drop_column:group"]) {
+    truthy(
+      at(withImp, k) >= 0 && at(withImp, k) < at(without, k),
+      `${k}: ${at(withImp, k)} vs ${at(without, k)}`,
+    );
+  }
+  // A column that helps is not dropped first; without insights the importances change nothing.
+  truthy(at(withImp, "drop_column:x3") >= at(without, "drop_column:x3") - 1);
+  deepEqual(
+    keys(measured(importance, { insights: false })),
+    keys(run(fakeStart({ insights: false }), baseline).state),
+  );
+});

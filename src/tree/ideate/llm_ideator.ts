@@ -87,6 +87,19 @@ function pathOf(s: TreeState, n: TreeNode): TreeNode[] {
   return out;
 }
 
+/** What the parent relies on: its columns' permutation importances, strongest first (at most 12, and every
+ * column whose shuffling lowered the loss among them). */
+function importanceLines(imp: Record<string, number> | undefined): string[] {
+  if (!imp) return [];
+  const all = Object.entries(imp).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const shown = [...all.slice(0, 12), ...all.slice(12).filter(([, v]) => v < 0).slice(-4)];
+  return [
+    "What the parent relies on (permutation importance on its dev folds' validation rows: how much the mean " +
+    "per-row loss rises when the column is shuffled; negative: shuffling it helped, so it is noise there):",
+    ...shown.map(([c, v]) => `- ${JSON.stringify(c)}: ${v >= 0 ? "+" : ""}${v.toPrecision(3)}`),
+  ];
+}
+
 /** The user message: the data, the parent's artifact, the branch's lessons, and what not to repeat. */
 export function userPrompt(
   s: TreeState,
@@ -122,6 +135,7 @@ export function userPrompt(
     "The parent artifact already applies, in order:",
     ...(done.length ? done : ["- nothing (the raw columns)"]),
     `The parent's model: ${JSON.stringify(p.artifact.model)} (empty: the toolkit's default GBDT).`,
+    ...importanceLines(p.importance),
     ...(evidence?.length
       ? [
         "Where the parent errs (its out-of-fold dev residuals by column: the share of their variance the " +

@@ -76,6 +76,29 @@ export function evidenceBonus(i: Idea, evidence: readonly ColumnEvidence[] | nul
   return best;
 }
 
+/** What the parent's importances add to an idea: an interaction of two of its IMPORTANT_TOP strongest
+ * numeric columns (what shallow trees build slowly from the columns they lean on most), and dropping a column
+ * whose shuffling lowered the parent's loss on rows it did not see (noise it fitted). */
+export const IMPORTANT_TOP = 3;
+export const INTERACTION_BONUS = 0.2;
+export const NOISE_DROP_BONUS = 0.3;
+
+export function importanceBonus(i: Idea, parent: TreeNode, info: Map<string, ColumnInfo>): number {
+  const imp = parent.importance;
+  if (!imp) return 0;
+  if (i.family === "drop_column") {
+    const v = imp[i.columns[0] ?? ""];
+    return v !== undefined && v < 0 ? NOISE_DROP_BONUS : 0;
+  }
+  if (i.family !== "ratio" && i.family !== "product") return 0;
+  const top = Object.entries(imp)
+    .filter(([c, v]) => v > 0 && info.get(c)?.kind === "numeric")
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, IMPORTANT_TOP)
+    .map(([c]) => c);
+  return i.columns.every((c) => top.includes(c)) ? INTERACTION_BONUS : 0;
+}
+
 /** How much a family's measured effect moves an idea (at most; priors span 0–0.9), and how much of its
  * uncertainty counts in its favour (an untried family is as uncertain as the prior allows). */
 export const FAMILY_WEIGHT = 0.3;
@@ -101,7 +124,7 @@ export function withInsights(
   const count = (f: Family, o: string) =>
     learned.filter((l) => l.insight.family === f && l.insight.outcome === o).length;
   return ideas.map((i) => {
-    let score = i.prior + evidenceBonus(i, evidence);
+    let score = i.prior + evidenceBonus(i, evidence) + importanceBonus(i, parent, info);
     const tried = learned.filter((l) => l.key === i.key);
     if (tried.some((l) => l.insight.outcome !== "helped")) return { ...i, score: -Infinity };
     if (count(i.family, "hurt") >= 2 || count(i.family, "failed") >= 2) return { ...i, score: -Infinity };

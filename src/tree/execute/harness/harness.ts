@@ -46,15 +46,19 @@ import {
   fromRows,
   guardTransform,
   inferSchema,
+  permutationImportance,
   type PipelineSpec,
   type Prediction,
   predictPipeline,
   predictTable,
   score,
+  subSeed,
   type Table,
   toRows,
+  transformedRows,
   TransformError,
 } from "../../../tabular/mod.ts";
+import { rowLosses } from "../../gate/row_loss.ts";
 import { bundleArtifact, type BundledStep, BundleError } from "./bundle.ts";
 import { fromLibrary, libraryTransform, parseArtifact, StepError } from "./compose.ts";
 import type { StepsInit } from "./fold_worker.ts";
@@ -244,6 +248,8 @@ async function job(
     runs[i] = run;
   };
   if (!modules.length) onLoaded();
+  /** The last fit's validation rows as its model read them (a recomputation measures importances on them). */
+  let lastEval: Table | null = null;
   /** Fit `i`: the artifact's steps (in its worker), then the encoders and the model on their output. */
   const fitPredict = async (i: number): Promise<Prediction> => {
     const f = fits[i]!;
@@ -256,6 +262,7 @@ async function job(
         fitted = fitPipeline(table, f.train, spec);
         const pred = predictPipeline(fitted, f.other, f.rows, spec);
         spans.push([p0, clock()]);
+        if (mode === "recompute") lastEval = transformedRows(fitted, f.other, f.rows, spec);
         return pred;
       }
       const r = await runs[i]!.reply;
@@ -270,6 +277,7 @@ async function job(
       fitted = fitPipelineOn(fromRows(trained, schema), f.train, spec);
       const pred = predictTable(fitted, evaluated);
       spans.push([p0, clock()]);
+      lastEval = evaluated;
       return pred;
     } catch (e) {
       if (e instanceof TransformError || e instanceof RangeError || e instanceof TypeError) {
@@ -298,12 +306,22 @@ async function job(
   }
   const foldPreds: number[][] = [];
   const foldScores: number[] = [];
+  const importance = new Map<string, number>();
   let k = 1;
   for (let i = 0; i < fits.length; i++) {
     const fold = splits.folds[i]!;
     const pred = await fitPredict(i);
     k = pred.k;
     foldPreds.push(finite(pred.values));
+    if (mode === "recompute" && fitted && lastEval) {
+      // Which columns the model relies on, on the rows it did not see (dev rows only: this fold's
+      // validation rows): the evidence the coordinator reads as importances (ideate/evidence.ts).
+      const y = Int32Array.from(fold.valid, (row) => target.y[row]!);
+      const loss = (p: Prediction) => rowLosses(task.metric, y, p);
+      for (const c of permutationImportance(fitted, lastEval, loss, subSeed(task.seed, `fold:${i}`))) {
+        importance.set(c.column, (importance.get(c.column) ?? 0) + c.gain / fits.length);
+      }
+    }
     if (metrics) {
       const y = Float64Array.from(fold.valid, (row) => target.y[row]!);
       const s = score(task.metric, y, pred);
@@ -313,7 +331,10 @@ async function job(
   }
   const fitMs = covered(spans);
   if (mode === "recompute") {
-    stdout(enc.encode(`${nonce} ${JSON.stringify({ k, folds: foldPreds, fit_ms: fitMs })}\n`));
+    const imp = Object.fromEntries([...importance].map(([c, g]) => [c, Number(g.toPrecision(6))]));
+    stdout(
+      enc.encode(`${nonce} ${JSON.stringify({ k, folds: foldPreds, importance: imp, fit_ms: fitMs })}\n`),
+    );
     return;
   }
   const mean = foldScores.reduce((s, x) => s + x, 0) / foldScores.length;
