@@ -11,7 +11,8 @@
  * sandboxed child costs beyond its fitting.
  *
  * `deno run -A scripts/bench_tree.ts [--quick] [--datasets a,b] [--seeds 5] [--cycles 3] [--executors 2]
- * [--methods tree,random,greedy,tree-no-insights] [--starts default,weak] [--gate-at end|cycle] [--ref-fit dev+heldout|dev]
+ * [--methods tree,random,greedy,tree-no-insights] [--starts default,weak] [--gate-at end|cycle] [--screen 3]
+ * [--ref-fit dev+heldout|dev]
  * [--seed-from 0] [--no-refs] [--out dist/bench_tree.json]`; `--merge a.json,b.json` reprints the score
  * report pooled over several runs' outputs (other seeds); `--aa [--seeds N]` measures
  * instead the gate's A/A false-admit rate (src/tree/gate/aa.ts: seed-only candidates, 20 runs × 10 queries a seed).
@@ -137,6 +138,7 @@ async function once(
     tmp: string;
     slots: boolean;
     gateAt: "cycle" | "end";
+    screen: number;
   },
 ): Promise<One> {
   const runDir = `${o.tmp}/${dataset}-${method}-${start}-${seed}`;
@@ -160,6 +162,7 @@ async function once(
     bwrap: o.bwrap,
     slots: o.slots,
     ...(o.gateAt === "end" ? { gateAt: "end" as const } : {}),
+    screen: o.screen,
   });
   const wall = performance.now() - t0;
   const fromRun = runSplit(runDir, split);
@@ -243,6 +246,8 @@ if (import.meta.main) {
       "no-refs": { type: "boolean", default: false },
       /** When the merge gate is asked: once at the end (arrow tree's default), or after each cycle (TreeConfig.gateAt). */
       "gate-at": { type: "string", default: "end" },
+      /** Successive halving's factor for the tree methods (1: no screening). */
+      screen: { type: "string", default: "3" },
       out: { type: "string", default: `${ROOT}dist/bench_tree.json` },
       "no-bwrap": { type: "boolean", default: false },
       /** A fresh child per job instead of long-lived slots (the comparison for the slots' gain). */
@@ -272,7 +277,12 @@ if (import.meta.main) {
   if (!Number.isInteger(seedFrom) || seedFrom < 0) usage("--seed-from must be an integer ≥ 0");
   const cycles = Number(values.cycles ?? (values.quick ? 2 : 3));
   const executors = Number(values.executors);
-  for (const [k, v] of [["seeds", seeds], ["cycles", cycles], ["executors", executors]] as const) {
+  const screen = Number(values.screen);
+  const counts = [["seeds", seeds], ["cycles", cycles], ["executors", executors], [
+    "screen",
+    screen,
+  ]] as const;
+  for (const [k, v] of counts) {
     if (!Number.isInteger(v) || v < 1) usage(`--${k} must be an integer ≥ 1`);
   }
   if (values["ref-fit"] !== "dev+heldout" && values["ref-fit"] !== "dev") {
@@ -313,6 +323,7 @@ if (import.meta.main) {
                 tmp,
                 slots: !values["no-slots"],
                 gateAt: values["gate-at"] === "cycle" ? "cycle" : "end",
+                screen,
               }),
             );
           }

@@ -16,7 +16,14 @@ import { writeAtomic } from "../runtime/atomic.ts";
 import { acquireLock, LockedError } from "../runtime/lock.ts";
 import { Feeds } from "../server/feeds.ts";
 import { CsvError, type MetricName, METRICS } from "../tabular/mod.ts";
-import { LlmIdeator, resumeTree, startTree, summarize, type TreeOutcome } from "../tree/mod.ts";
+import {
+  LlmIdeator,
+  resumeTree,
+  SCREEN_FACTOR,
+  startTree,
+  summarize,
+  type TreeOutcome,
+} from "../tree/mod.ts";
 import type { TreeEvent, TreeState } from "../tree/mod.ts";
 import { loadStart, StartError } from "./tree_start.ts";
 import { intFlag, parse } from "./args.ts";
@@ -45,6 +52,7 @@ const FLAGS = {
   search: { type: "string" },
   start: { type: "string" },
   "no-insights": { type: "boolean" },
+  screen: { type: "string" },
   "heldout-budget": { type: "string" },
   "gate-at": { type: "string" },
   "observe-every": { type: "string" },
@@ -112,6 +120,7 @@ const FIXED_AT_START = [
   "ideator",
   "search",
   "no-insights",
+  "screen",
   "heldout-budget",
   "gate-at",
   "observe-every",
@@ -173,6 +182,7 @@ export async function main(argv: string[]): Promise<number> {
     : oneOf("metric", values.metric, Object.keys(METRICS) as MetricName[], "accuracy");
   const cycles = intFlag("tree", "cycles", values.cycles, 1, 10, 10_000);
   const executors = intFlag("tree", "executors", values.executors, 1, 2, 64);
+  const screen = intFlag("tree", "screen", values.screen, 1, SCREEN_FACTOR, 16);
   const seed = intFlag("tree", "seed", values.seed, 0, 0, 2 ** 31 - 1);
   const ideator = oneOf("ideator", values.ideator, ["library", "llm"] as const, "library");
   const search = oneOf("search", values.search, ["tree", "random", "greedy"] as const, "tree");
@@ -276,6 +286,7 @@ export async function main(argv: string[]): Promise<number> {
         ideator,
         search,
         insights: values["no-insights"] !== true,
+        screen,
         start,
         heldoutBudget,
         ...(gateAt === "end" ? { gateAt } : {}),

@@ -53,6 +53,9 @@ Options:
                            artifact.json ({"format":"arrow-tree-artifact/1","steps":["steps/x.ts"],
                            "model":{…}}, its steps beside it; they run as untrusted code)
   --no-insights            Ideate without the branch's insights (the ablation)
+  --screen <k>             Successive halving (tree search, library ideator, local runtime): each cycle
+                           screens k × executors candidates on one or two dev folds and measures the best
+                           executors of them in full (default 3; 1 screens nothing)
   --heldout-budget <n>     Most held-out queries, the baseline's included (default 2; with --gate-at
                            cycle, cycles + 1)
   --gate-at end|cycle      When the merge gate is asked: end (default): once the cycles are spent, for the

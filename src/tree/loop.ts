@@ -14,6 +14,7 @@ import type { ProcJournal } from "../runtime/proc/mod.ts";
 import { TreeBlackBox } from "./blackbox.ts";
 import type { TreeData } from "./data.ts";
 import { runExecutor } from "./execute/executor.ts";
+import { screen } from "./execute/screen.ts";
 import { ensembleExec, ensembleHypothesis, parentEvidence } from "./ensemble.ts";
 import { anchoredBlend } from "./confirm.ts";
 import type { ColumnEvidence } from "./ideate/evidence.ts";
@@ -36,6 +37,7 @@ import type {
 } from "./types.ts";
 import type { RefitRun } from "./gate/refit.ts";
 import { inside, type Refusal, RefusalLog } from "../runtime/sandbox/mod.ts";
+import { inPool } from "./in_pool.ts";
 
 /** Where hypotheses come from. The library answers at once; an LLM takes its time and may fail. */
 export interface Ideator {
@@ -81,24 +83,24 @@ interface Performed {
   fitMs: number;
 }
 
-async function pool<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const work = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, work));
-  return out;
-}
-
 async function perform(w: TreeWorld, s: TreeState, a: TreeAction): Promise<Performed> {
   switch (a.a) {
     case "ideate": {
       const evidence = s.config.insights ? parentEvidence(w.runDir, s, w.data, a.parent) : null;
-      const r = await w.ideator.ideas(s, a.parent, a.n, a.seed, evidence);
+      // Successive halving: the tree screens `screen` times as many candidates as it measures in full, each on
+      // one or two dev folds, and keeps the best (execute/screen.ts).
+      const factor = s.config.search === "tree" && s.config.ideator === "library" && !w.slurm
+        ? Math.max(1, Math.floor(s.config.screen ?? 1))
+        : 1;
+      const drawn = await w.ideator.ideas(s, a.parent, a.n * factor, a.seed, evidence);
+      const sc = factor > 1
+        ? await screen(w, s, a.parent, drawn.hypotheses, a.n)
+        : { promoted: drawn.hypotheses, screened: [], childMs: 0, fitMs: 0 };
+      const r = {
+        ...drawn,
+        hypotheses: sc.promoted,
+        ...(sc.screened.length ? { screened: sc.screened } : {}),
+      };
       // The tree search also proposes an ensemble of what it has evaluated (chosen on out-of-fold dev
       // predictions; it costs no fit): random and greedy search are the baselines without it.
       // And the blend of the start with one evaluated node that its dev rows say is likeliest to be confirmed
@@ -107,10 +109,14 @@ async function perform(w: TreeWorld, s: TreeState, a: TreeAction): Promise<Perfo
       const e = tree ? ensembleHypothesis(w.runDir, s, w.data) : null;
       const b = tree && s.config.gateAt === "end" ? anchoredBlend(w.runDir, s, w.data) : null;
       const hypotheses = [...r.hypotheses, ...(e ? [e] : []), ...(b && b.key !== e?.key ? [b] : [])];
-      return { event: { e: "proposed", parent: a.parent, ...r, hypotheses }, childMs: 0, fitMs: 0 };
+      return {
+        event: { e: "proposed", parent: a.parent, ...r, hypotheses },
+        childMs: sc.childMs,
+        fitMs: sc.fitMs,
+      };
     }
     case "execute": {
-      const runs = await pool(
+      const runs = await inPool(
         a.nodes,
         s.config.executors,
         (id) =>
@@ -146,7 +152,7 @@ async function perform(w: TreeWorld, s: TreeState, a: TreeAction): Promise<Perfo
     }
     case "final": {
       // The starting and the best artifact are scored side by side, each once.
-      const runs = await pool(a.nodes, s.config.executors, (node) => w.gate.test(s, node));
+      const runs = await inPool(a.nodes, s.config.executors, (node) => w.gate.test(s, node));
       const scores = runs.map((g, i) => ({ node: a.nodes[i]!, score: g.score }));
       const problems = runs.flatMap((g, i) => (g.problem ? [`${a.nodes[i]}: ${g.problem}`] : []));
       const refs = a.nodes.length ? await finalReferences(w, s, a.nodes.at(-1)!) : null;

@@ -66,5 +66,6 @@ export { chooseParent, ucb } from "./ideate/select.ts";
 export { initialState } from "./grow.ts";
 export { foldEvents, step, Z_GATE } from "./step.ts";
 export { GATE_ALPHA } from "./gate/row_loss.ts";
+export { SCREEN_FACTOR } from "./execute/screen.ts";
 export { STORE_FORMAT, type Timing, TreeStore } from "./store.ts";
 export type * from "./types.ts";

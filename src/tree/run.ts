@@ -18,6 +18,7 @@ import { TREE_FILES, TreeBlackBox } from "./blackbox.ts";
 import { dataFiles, loadData, type TreeData, writeDataFiles } from "./data.ts";
 import { MergeGate } from "./gate/gate.ts";
 import { SlotPool } from "./execute/slot_pool.ts";
+import { SCREEN_FACTOR } from "./execute/screen.ts";
 import { begin, drive, type Ideator, LIBRARY, type TreeWorld } from "./loop.ts";
 import { TOOLKIT_DIR } from "./execute/sandbox.ts";
 import { initialState } from "./grow.ts";
@@ -40,6 +41,8 @@ export interface TreeRunOptions {
   ideator: IdeatorKind;
   search: Search;
   insights: boolean;
+  /** Successive halving's factor (TreeConfig.screen): default SCREEN_FACTOR; 1 screens nothing. */
+  screen?: number;
   /** Held-out queries allowed, the baseline's included (default: one per cycle, plus the baseline; with
    * the gate at the end, the baseline and one comparison). */
   heldoutBudget?: number;
@@ -127,6 +130,10 @@ function world(
 }
 
 /** Starts a new run in `o.runDir` (which must not hold one) and drives it. */
+/** Successive halving's factor for a run: the tree search with the library ideator screens (loop.ts). */
+const screenOf = (o: TreeRunOptions) =>
+  o.search === "tree" && o.ideator === "library" ? Math.max(1, o.screen ?? SCREEN_FACTOR) : 1;
+
 export async function startTree(o: TreeRunOptions): Promise<TreeOutcome> {
   const delimiter = o.delimiter && o.delimiter !== "," ? o.delimiter : undefined;
   const data = loadData(o.data, o.target, { seed: o.seed, metric: o.metric, delimiter });
@@ -142,6 +149,7 @@ export async function startTree(o: TreeRunOptions): Promise<TreeOutcome> {
     ideator: o.ideator,
     search: o.search,
     insights: o.insights,
+    ...(screenOf(o) > 1 ? { screen: screenOf(o) } : {}),
     heldoutBudget: o.heldoutBudget ?? (o.gateAt === "end" ? 2 : o.cycles + 1),
     ...(o.gateAt === "end" ? { gateAt: "end" as const } : {}),
     maxDepth: o.maxDepth ?? 8,

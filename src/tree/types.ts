@@ -95,6 +95,19 @@ export interface Insight {
   sentence: string;
 }
 
+/** A candidate screened before the cycle's full measurements (execute/screen.ts): its per-row loss on the
+ * screen's dev rows against its parent's (gain > 0: better), or why it was not screened, and whether it went
+ * on to be measured in full. */
+export interface ScreenedCandidate {
+  key: string;
+  family: Family;
+  columns: string[];
+  text: string;
+  gain: LossGain | null;
+  problem: string | null;
+  promoted: boolean;
+}
+
 /** Counts of children's outcomes by family: what a parent has learned from its children. */
 export type FamilyTally = Partial<Record<Family, Record<Outcome, number>>>;
 
@@ -130,6 +143,8 @@ export interface TreeNode {
   value: number;
   /** The ideator had nothing more to propose here. */
   exhausted: boolean;
+  /** Candidates screened under this node and not measured in full (not proposed here again). */
+  screened?: ScreenedCandidate[];
   /** Children's outcomes by family, and one sentence saying what they taught. */
   tally: FamilyTally;
   summary: string | null;
@@ -182,6 +197,12 @@ export interface TreeConfig {
   ideator: IdeatorKind;
   search: Search;
   insights: boolean;
+  /**
+   * Successive halving (tree search, library ideator, local runtime): `screen` times as many candidates as
+   * executors are screened on one or two dev folds each cycle and the best measured in full (absent or 1:
+   * none screened).
+   */
+  screen?: number;
   heldoutBudget: number;
   /** Deepest node the tree may grow. */
   maxDepth: number;
@@ -311,7 +332,15 @@ export interface ExecResult {
 
 export type TreeEvent =
   | { e: "init"; state: TreeState }
-  | { e: "proposed"; parent: TreeNodeId; hypotheses: Hypothesis[]; problems: string[]; tokens: number }
+  | {
+    e: "proposed";
+    parent: TreeNodeId;
+    hypotheses: Hypothesis[];
+    problems: string[];
+    tokens: number;
+    /** The candidates screened to choose the hypotheses measured in full (absent: none were). */
+    screened?: ScreenedCandidate[];
+  }
   | { e: "executed"; results: ExecResult[] }
   | {
     e: "gated";

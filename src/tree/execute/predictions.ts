@@ -107,6 +107,31 @@ function importanceOf(v: unknown): Record<string, number> | null {
   return n ? out : null;
 }
 
+/** Reads a payload's per-fold predictions `{k, folds: [values per fold]}` for folds of `foldSizes` rows. */
+export function readFolds(
+  text: string,
+  target: Target,
+  foldSizes: readonly number[],
+): Parsed<{ preds: Prediction[]; payload: Record<string, unknown> }> {
+  const o = object(text);
+  if (!o.ok) return o;
+  const k = outputsOf(target.task, target.classes);
+  const f = o.value.folds;
+  if (o.value.k !== k || !Array.isArray(f) || f.length !== foldSizes.length) {
+    return {
+      ok: false,
+      problem: `its result does not hold ${foldSizes.length} folds of ${k}-output predictions`,
+    };
+  }
+  const preds: Prediction[] = [];
+  for (let i = 0; i < foldSizes.length; i++) {
+    const v = values(f[i], foldSizes[i]!, k, `fold ${i + 1}`);
+    if (!v.ok) return v;
+    preds.push({ task: target.task, k, values: v.value });
+  }
+  return { ok: true, value: { preds, payload: o.value } };
+}
+
 /** Scores a recomputation payload `{k, folds: [values per fold], importance?}` fold by fold. */
 export function scoreFolds(
   text: string,
@@ -114,23 +139,10 @@ export function scoreFolds(
   folds: Rows[],
   metric: MetricName,
 ): Parsed<FoldsScored> {
-  const o = object(text);
-  if (!o.ok) return o;
-  const k = outputsOf(target.task, target.classes);
-  const f = o.value.folds;
-  if (o.value.k !== k || !Array.isArray(f) || f.length !== folds.length) {
-    return {
-      ok: false,
-      problem: `its result does not hold ${folds.length} folds of ${k}-output predictions`,
-    };
-  }
-  const scores: number[] = [];
-  for (let i = 0; i < folds.length; i++) {
-    const v = values(f[i], folds[i]!.length, k, `fold ${i + 1}`);
-    if (!v.ok) return v;
-    scores.push(scoreRows(metric, target, folds[i]!, { task: target.task, k, values: v.value }));
-  }
-  return { ok: true, value: { scores, importance: importanceOf(o.value.importance) } };
+  const r = readFolds(text, target, folds.map((f) => f.length));
+  if (!r.ok) return r;
+  const scores = r.value.preds.map((p, i) => scoreRows(metric, target, folds[i]!, p));
+  return { ok: true, value: { scores, importance: importanceOf(r.value.payload.importance) } };
 }
 
 function scoreRows(metric: MetricName, target: Target, rows: Rows, pred: Prediction): number {

@@ -20,7 +20,7 @@ export const TOOLKIT_DIR = new URL("../../tabular/", import.meta.url).pathname.r
 export const HARNESS_DIR = new URL("./harness/", import.meta.url).pathname.replace(/\/$/, "");
 export const HARNESS = `${HARNESS_DIR}/harness.ts`;
 
-export type ChildMode = "execute" | "recompute" | "predict" | "refit";
+export type ChildMode = "execute" | "recompute" | "screen" | "predict" | "refit";
 
 export interface SandboxContext {
   runDir: string;
@@ -241,11 +241,12 @@ function wrapped(
   };
 }
 
-/** The directories a slot of `role` works in: executors' scopes, or the gate's copies and features. */
+/** The directories a slot of `role` works in: executors' scopes, the screens' candidate copies, or the
+ * gate's copies and features. */
 export function slotRoots(ctx: SandboxContext, role: ChildMode): { scope: string; extra: string[] } {
-  return role === "predict"
-    ? { scope: `${ctx.runDir}/gate`, extra: [`${ctx.runDir}/.arrow/gate`] }
-    : { scope: `${ctx.runDir}/nodes`, extra: [] };
+  if (role === "predict") return { scope: `${ctx.runDir}/gate`, extra: [`${ctx.runDir}/.arrow/gate`] };
+  if (role === "screen") return { scope: `${ctx.runDir}/screen`, extra: [] };
+  return { scope: `${ctx.runDir}/nodes`, extra: [] };
 }
 
 /**

@@ -220,7 +220,9 @@ export function allIdeas(columns: ColumnInfo[], parent: TreeNode, runSeed = 0, b
     for (let j = i + 1; j < pairs.length; j++) {
       const a = pairs[i]!.name, b = pairs[j]!.name;
       idea("ratio", [a, b], `Add the ratio ${q(a)} / ${q(b)}.`);
-      idea("product", [a, b], `Add the product ${q(a)} × ${q(b)}.`);
+      // A product is symmetric: one key for both orders, whichever order the columns were paired in.
+      const [x, y] = a < b ? [a, b] : [b, a];
+      idea("product", [x, y], `Add the product ${q(x)} × ${q(y)}.`);
     }
   }
   for (const c of cats) {
@@ -275,7 +277,10 @@ export function libraryIdeas(
   if (!parent) return [];
   const path = pathOf(s, parent);
   const onPath = new Set(path.flatMap((p) => (p.hypothesis ? [p.hypothesis.key] : [])));
-  const triedHere = new Set(parent.children.flatMap((c) => s.nodes[c]?.hypothesis?.key ?? []));
+  const triedHere = new Set([
+    ...parent.children.flatMap((c) => s.nodes[c]?.hypothesis?.key ?? []),
+    ...(parent.screened ?? []).map((c) => c.key),
+  ]);
   const dropped = new Set(
     path.flatMap((p) => (p.hypothesis?.family === "drop_column" ? p.hypothesis.columns : [])),
   );

@@ -64,57 +64,13 @@ import { fromLibrary, libraryTransform, parseArtifact, StepError } from "./compo
 import type { StepsInit } from "./fold_worker.ts";
 import { clock, covered, rowsOf, type StepsRun, stepsWorker, WorkerPool } from "./pool.ts";
 import { loadSteps } from "./steps.ts";
-import { cachedTable, devData, type TaskFile } from "./inputs.ts";
+import { cachedTable, devData, screenFolds, type TaskFile } from "./inputs.ts";
+import { enc, fail, finite, JobEnd, readNonce, stderr, stdout, writeAll } from "./io.ts";
 
 /** This process's workers for untrusted step code (a slot keeps spares between jobs). */
 const pool = new WorkerPool();
 
-type Mode = "execute" | "recompute" | "predict" | "refit";
-
-const enc = new TextEncoder();
-const stdout = Deno.stdout.writeSync.bind(Deno.stdout);
-const stderr = Deno.stderr.writeSync.bind(Deno.stderr);
-
-function readNonce(): string {
-  const buf = new Uint8Array(128);
-  let text = "";
-  while (!text.includes("\n")) {
-    const n = Deno.stdin.readSync(buf);
-    if (!n) break;
-    text += new TextDecoder().decode(buf.subarray(0, n));
-  }
-  return text.trim();
-}
-
-function writeAll(f: Deno.FsFile, text: string): void {
-  const bytes = enc.encode(text);
-  for (let off = 0; off < bytes.length;) off += f.writeSync(bytes.subarray(off));
-}
-
-/** How a job ended early: its exit code (2 bad input, 3 the artifact's code failed). */
-class JobEnd extends Error {
-  constructor(readonly code: number, message: string) {
-    super(message);
-  }
-}
-
-function fail(
-  code: number,
-  message: string,
-  results: Deno.FsFile | null,
-  nonce: string | null,
-  node = "",
-): never {
-  const reason = message.slice(0, 2000);
-  if (results) writeAll(results, JSON.stringify({ node, error: reason }) + "\n");
-  if (nonce) stdout(enc.encode(`${nonce} ${JSON.stringify({ error: reason })}\n`));
-  stderr(enc.encode(`${reason}\n`));
-  throw new JobEnd(code, reason);
-}
-
-function finite(values: ArrayLike<number>): number[] {
-  return Array.from(values, (v) => (Number.isFinite(v) ? v : 0));
-}
+type Mode = "execute" | "recompute" | "screen" | "predict" | "refit";
 
 /**
  * One job: `args` as on the command line, `nonce` (null for an executor) to sign printed results with,
@@ -151,10 +107,13 @@ async function job(
     string | undefined,
     string | undefined,
   ];
-  if (!["execute", "recompute", "predict", "refit"].includes(mode) || !taskPath || !devPath || !scope) {
+  if (
+    !["execute", "recompute", "screen", "predict", "refit"].includes(mode) || !taskPath || !devPath || !scope
+  ) {
     fail(
       2,
-      "usage: harness.ts execute|recompute|predict|refit <task.json> <dev.csv> <scope> <node> [<features.csv>]",
+      "usage: harness.ts execute|recompute|screen|predict|refit <task.json> <dev.csv> <scope> <node> " +
+        "[<features.csv>]",
       null,
       null,
     );
@@ -225,10 +184,14 @@ async function job(
     const { [task.target]: _, ...featureKinds } = task.kinds;
     features = cachedTable(featuresPath!, featureKinds);
   }
-  /** Each fit: the training rows of the dev table, and which rows of which table to predict. */
+  /** Each fit: the training rows of the dev table, and which rows of which table to predict (a screen: the
+   * first folds only). */
+  const folds = mode === "screen"
+    ? splits.folds.slice(0, screenFolds(splits.folds.map((f) => f.valid.length)))
+    : splits.folds;
   const fits = features
     ? [{ train: allRows(table), other: features, rows: allRows(features) }]
-    : splits.folds.map((f) => ({ train: f.train, other: table, rows: f.valid }));
+    : folds.map((f) => ({ train: f.train, other: table, rows: f.valid }));
   if (modules.length) pool.want(fits.length);
   // The linear model has no seed (it is deterministic); a GBDT takes the run's.
   const model = manifest.model.kind === "linear"
@@ -330,6 +293,10 @@ async function job(
     } else progress({ step: i + 1 });
   }
   const fitMs = covered(spans);
+  if (mode === "screen") {
+    stdout(enc.encode(`${nonce} ${JSON.stringify({ k, folds: foldPreds, fit_ms: fitMs })}\n`));
+    return;
+  }
   if (mode === "recompute") {
     const imp = Object.fromEntries([...importance].map(([c, g]) => [c, Number(g.toPrecision(6))]));
     stdout(

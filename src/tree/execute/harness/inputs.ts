@@ -73,3 +73,18 @@ export function cachedTable(path: string, kinds: Record<string, ColumnKind>): Ta
   }
   return t;
 }
+
+/** Validation rows a screen aims for: the first folds until they hold this many (at most SCREEN_MAX_FOLDS). */
+export const SCREEN_ROWS = 150;
+export const SCREEN_MAX_FOLDS = 2;
+
+/**
+ * How many of the dev folds a screen fits (tree/execute/screen.ts): the first ones, enough for SCREEN_ROWS
+ * validation rows and at most SCREEN_MAX_FOLDS — a fifth or two of a full cross-validation's fits, on rows
+ * enough to tell a large gain from none. The coordinator and the harness both read it, so they agree.
+ */
+export function screenFolds(foldSizes: readonly number[]): number {
+  let rows = 0, k = 0;
+  while (k < Math.min(SCREEN_MAX_FOLDS, foldSizes.length) && rows < SCREEN_ROWS) rows += foldSizes[k++]!;
+  return Math.max(1, k);
+}

@@ -1,0 +1,154 @@
+/**
+ * The first rung of successive halving: many candidates measured cheaply before a few are measured in full.
+ * Each candidate's artifact (its parent's plus its one change) is copied into the run's `screen/` and fit on
+ * the first dev folds only (harness `screen` mode, `screenFolds`: one or two folds, a fifth or two of a full
+ * cross-validation) in a sandboxed, read-only child, and its predictions of those folds' validation rows are
+ * compared row by row with the parent's kept out-of-fold predictions of the same rows (the gate's per-row
+ * loss). Dev rows only, like every measurement before the gate.
+ *
+ * A screen decides nothing about a candidate's honesty: only Arrow's own library code is screened (what an
+ * LLM wrote goes straight to a supervised executor), and a candidate whose screen failed, hung or reached
+ * outside its lane is promoted, so that the executor's supervised path — its overwatch, its incidents — is
+ * where it is judged. The screen's figures are kept in the record (`proposed.screened`).
+ *
+ * @module
+ */
+import { newNode } from "../grow.ts";
+import { libraryWrote } from "../ideate/library.ts";
+import { type LossGain, pairedLoss } from "../gate/row_loss.ts";
+import { pooled, readOof } from "../ensemble.ts";
+import { type ChildOutcome, runChild, signedLine } from "./child.ts";
+import { type ExecutorWorld, materialize } from "./executor.ts";
+import { screenFolds } from "./harness/inputs.ts";
+import { readFolds } from "./predictions.ts";
+import { childCommand } from "./sandbox.ts";
+import { inPool } from "../in_pool.ts";
+import type { Hypothesis, ScreenedCandidate, TreeState } from "../types.ts";
+
+/** How many candidates a cycle screens per hypothesis it measures in full (successive halving's factor). */
+export const SCREEN_FACTOR = 3;
+
+export interface ScreenRun {
+  /** The candidates to measure in full, best first: at most `n`. */
+  promoted: Hypothesis[];
+  /** Every screened candidate with its figures (promoted or not), in the order they were proposed. */
+  screened: ScreenedCandidate[];
+  childMs: number;
+  fitMs: number;
+}
+
+/** Whether `h` may be screened: Arrow's own code (or a change of model settings alone), no ensemble. */
+export function screenable(s: TreeState, h: Hypothesis): boolean {
+  if (h.members || h.source !== "library") return false;
+  return h.step === null || libraryWrote(s, h);
+}
+
+/** Rounded for the record (the state is JSON; its bytes must not hang on a last digit). */
+const r6 = (x: number) => (Number.isFinite(x) ? Number(x.toPrecision(6)) : x);
+
+/**
+ * Screens `candidates` (ranked, best first) for children of `parent` and keeps the `n` whose rows beat the
+ * parent's most (by the mean per-row loss gain); those that could not be screened go first, then the rest
+ * by gain. Without the parent's kept predictions nothing is screened: the first `n` are kept as ranked.
+ */
+export async function screen(
+  w: ExecutorWorld,
+  s: TreeState,
+  parentId: string,
+  candidates: readonly Hypothesis[],
+  n: number,
+): Promise<ScreenRun> {
+  const parent = s.nodes[parentId]!;
+  const { task } = w.data;
+  const k = screenFolds(task.splits.folds.map((f) => f.valid.length));
+  const folds = task.splits.folds.slice(0, k);
+  const full = readOof(w.runDir, parentId, task.target, task.splits.folds.map((f) => f.valid.length));
+  const eligible = candidates.filter((h) => screenable(s, h));
+  if (!full || eligible.length <= n || w.slurm) {
+    return { promoted: candidates.slice(0, n), screened: [], childMs: 0, fitMs: 0 };
+  }
+  const ref = pooled(full.slice(0, k));
+  const y = Float64Array.from(folds.flatMap((f) => Array.from(f.valid, (r) => task.target.y[r]!)));
+  const sizes = folds.map((f) => f.valid.length);
+  let childMs = 0, fitMs = 0;
+  const one = async (h: Hypothesis, i: number): Promise<ScreenedCandidate> => {
+    const base: ScreenedCandidate = {
+      key: h.key,
+      family: h.family,
+      columns: h.columns,
+      text: h.text,
+      gain: null,
+      problem: null,
+      promoted: false,
+    };
+    if (!screenable(s, h)) return { ...base, problem: "not screened: its code is not the library's" };
+    const label = `screen${s.cycle}.${i}`;
+    const scope = materialize(`${w.runDir}/screen/${i}`, s, newNode(label, parent, s.cycle, h));
+    const out = await runScreen(w, s, label, scope);
+    childMs = Math.max(childMs, out.activeMs);
+    const line = out.nonce ? signedLine(out.stdout, out.nonce) : { ok: false as const, problem: "" };
+    const why = out.escapes.length
+      ? `it reached outside its lane (${out.escapes[0]!.op} ${out.escapes[0]!.path})`
+      : out.hung
+      ? "it went silent"
+      : out.overBudget
+      ? "it ran past its wall budget"
+      : out.exit !== 0
+      ? `it exited with ${out.exit ?? out.signal}`
+      : !line.ok
+      ? line.problem
+      : null;
+    if (why || !line.ok) return { ...base, problem: `not screened: ${why}` };
+    fitMs += Number(/"fit_ms":\s*([0-9.eE+-]+)/.exec(line.text.slice(-200))?.[1] ?? 0) || 0;
+    const read = readFolds(line.text, task.target, sizes);
+    if (!read.ok) return { ...base, problem: `not screened: ${read.problem}` };
+    return { ...base, gain: rounded(pairedLoss(s.config.metric, y, pooled(read.value.preds), ref)) };
+  };
+  const screened = await inPool(candidates, s.config.executors, one);
+  // The unscreened first (the executors judge them), then by gain; ties keep the ideator's order.
+  const order = screened.map((c, i) => ({ c, i })).sort((a, b) => rank(b.c) - rank(a.c) || a.i - b.i);
+  const keep = new Set(order.slice(0, n).map((x) => x.i));
+  return {
+    promoted: order.slice(0, n).map((x) => candidates[x.i]!),
+    screened: screened.map((c, i) => ({ ...c, promoted: keep.has(i) })),
+    childMs,
+    fitMs,
+  };
+}
+
+const rank = (c: ScreenedCandidate) => (c.gain ? c.gain.gain : Infinity);
+
+function rounded(g: LossGain): LossGain {
+  return {
+    ...g,
+    gain: r6(g.gain),
+    se: r6(g.se),
+    z: r6(g.z),
+    ...(g.rank_z !== undefined ? { rank_z: r6(g.rank_z) } : {}),
+  };
+}
+
+/** One screen job: on a warm screening slot when there are slots, else a fresh child given its nonce. */
+async function runScreen(
+  w: ExecutorWorld,
+  s: TreeState,
+  label: string,
+  scope: string,
+): Promise<ChildOutcome> {
+  const watch = {
+    observeMs: s.config.observeMs,
+    wallMs: s.config.wallMs,
+    journal: w.journal,
+    signal: w.signal,
+    logDir: `${w.runDir}/logs`,
+  };
+  if (w.slots) {
+    return await w.slots.run({ mode: "screen", node: label, scope, label, ...watch });
+  }
+  const auditDir = `${w.runDir}/.arrow/audit/${label}`;
+  Deno.mkdirSync(auditDir, { recursive: true });
+  const nonce = crypto.randomUUID();
+  const cmd = childCommand(w.sandbox, "screen", label, scope, `${auditDir}/screen.jsonl`);
+  const out = await runChild(cmd, { ...watch, label, stdin: nonce, progress: true });
+  return { ...out, nonce };
+}
