@@ -141,3 +141,26 @@ Deno.test("step() notes the lanes the gate's, final test's and refit's children 
   equal(clean.incidents.length, 0);
   equal("refused" in clean.state.nodes.n0!, false);
 });
+
+Deno.test("step() with the gate at the end sends a gain its folds' spread hides when its rows promise it", () => {
+  let s = fakeStart({ cycles: 1, gateAt: "end", heldoutBudget: 2 });
+  // n1's fold deltas swing (one fold's confident mistake fixed, the rest a little worse): not beyond the
+  // folds' noise, yet its rows beat the start's with z 2.6.
+  const swing = [0.8, 0.95, 0.79, 0.79, 0.79];
+  const withOof = (r: ExecResult, oof: LossGain): ExecResult => ({
+    ...r,
+    recomputed: { folds: (r.recomputed as { folds: number[] }).folds, vs_start: oof },
+  });
+  for (
+    const ev of [...opening(), {
+      e: "executed",
+      results: [
+        withOof(ok("n1", swing), { loss: "logloss", gain: 0.03, se: 0.03 / 2.6, n: 200, z: 2.6 }),
+        withOof(ok("n2", folds(0.8, -0.01)), { loss: "logloss", gain: -0.01, se: 0.01, n: 200, z: -1 }),
+      ],
+    }] as TreeEvent[]
+  ) {
+    s = step(s, ev).state;
+  }
+  deepEqual(s.pending, { a: "gate", node: "n1" });
+});

@@ -85,28 +85,34 @@ export function beyondNoise(s: TreeState, n: TreeNode, inc: TreeNode): boolean {
 }
 
 /**
- * With the gate at the end (`gateAt: "end"`): of the nodes not yet gated that beat the incumbent on dev
- * beyond noise, the one the held-out rows are likeliest to confirm, while a held-out query remains; null
- * otherwise (then the final test). The gate tests a gain against its spread over rows, so the candidate is
- * the one whose pooled out-of-fold loss beats the start's by the most it is likely to keep there — its
- * per-row gain times the chance that its z, scaled to the held-out rows, clears the bar (confirm.ts
- * `promise`; the incumbent is the start until the end): not the largest mean, which is the likeliest to be a
- * lucky one (its folds' winner's curse) or to rest on a few rows the held-out part may not hold, nor the
- * surest, which is often a sliver. Nodes measured before that comparison existed are ranked by the largest lower bound (mean − one
- * standard error) of their paired fold deltas over the incumbent.
+ * With the gate at the end (`gateAt: "end"`): the node the held-out rows are likeliest to confirm, while a
+ * held-out query remains; null otherwise (then the final test). The gate tests a gain against its spread
+ * over rows, so the candidate is the one whose pooled out-of-fold loss beats the start's by the most it is
+ * likely to keep there — its per-row gain times the chance that its z, scaled to the held-out rows, clears the
+ * bar (confirm.ts `promise`): not the largest mean, which is the likeliest to be a lucky one (its folds'
+ * winner's curse) or to rest on a few rows the held-out part may not hold, nor the surest, which is often a
+ * sliver. Any node not yet gated whose dev score beats the start's by ACCEPT_EPS and whose rows promise
+ * something may go: a fold-level screen first would keep out exactly the gains a heavy-tailed loss hides in
+ * its folds' spread (a better-calibrated model on a few confidently wrong rows), and an unspent query admits
+ * nothing — the gate's bar, not the choice, is what holds a no-effect candidate's chance of admission (the
+ * held-out rows are not the rows it was chosen on). Nodes measured before that comparison existed are ranked
+ * by the largest lower bound (mean − one standard error) of their paired fold deltas over the incumbent,
+ * among those beyond the folds' noise.
  */
 export function finalCandidate(s: TreeState): TreeNodeId | null {
   if (s.config.gateAt !== "end" || s.heldout.used >= s.heldout.budget || !s.incumbent) return null;
   const inc = s.nodes[s.incumbent]!;
   if (!inc.dev) return null;
-  const screened = s.order.map((id) => s.nodes[id]!).filter((n) =>
+  const open = s.order.map((id) => s.nodes[id]!).filter((n) =>
     n.status === "evaluated" && n.gate === null && n.dev &&
-    improves(inc.dev!.mean, n.dev.mean, ACCEPT_EPS, s.config.direction) && beyondNoise(s, n, inc)
+    improves(inc.dev!.mean, n.dev.mean, ACCEPT_EPS, s.config.direction)
   );
-  const rowWise = inc.id === s.order[0] ? screened.filter((n) => n.oof) : [];
   const bar = endBar(s);
+  const rowWise = inc.id === s.order[0]
+    ? open.filter((n) => n.oof && promise(n.oof.gain, confirmZ(n.oof), n.oof.n, s.dataset.heldout, bar) > 0)
+    : [];
   let best: { id: TreeNodeId; key: number } | null = null;
-  for (const n of rowWise.length ? rowWise : screened) {
+  for (const n of rowWise.length ? rowWise : open.filter((n) => beyondNoise(s, n, inc))) {
     const d = pairedDelta(n.dev!, inc.dev, signOf(s));
     const key = rowWise.length
       ? promise(n.oof!.gain, confirmZ(n.oof!), n.oof!.n, s.dataset.heldout, bar)
