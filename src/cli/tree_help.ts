@@ -25,7 +25,7 @@ cycles are spent, send the node the held-out rows are likeliest to confirm to th
 per-row loss beats the start's with the largest z on the dev rows; with --gate-at cycle, each cycle's best
 newcomer) when it beats the incumbent on the same folds beyond noise: admitted only if its held-out score
 beats the incumbent's by ACCEPT_EPS (0.003) and a paired test over the held-out rows' losses (the mean
-difference's z or the signed-rank z) clears a bar set so that, over all of the run's planned queries, a
+difference's z) clears a bar set so that, over all of the run's planned queries, a
 candidate with no real effect is admitted at most ${GATE_ALPHA * 100} % of the time (Bonferroni; a gain within
 the held-out part's noise is not admitted). Each fold runs an LLM's (or any untrusted) code in a fresh worker,
 so nothing it remembers reaches the next fold; the library's own modules, checked by content hash, run beside

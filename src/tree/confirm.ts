@@ -24,11 +24,11 @@ import {
 import { gateZ, lossFor, type LossGain, normalCdf, rowLosses } from "./gate/row_loss.ts";
 import type { Hypothesis, TreeNode, TreeState } from "./types.ts";
 
-/** The larger of a comparison's two z statistics (the gate admits on either). */
-export const confirmZ = (g: LossGain): number => Math.max(g.z, g.rank_z ?? -Infinity);
+/** The statistic the gate admits on: the mean per-row loss difference's z (gate_rule.ts significant). */
+export const confirmZ = (g: LossGain): number => g.z;
 
-/** The bar the end's gate query must reach (either statistic, each at half the level: gate_rule.ts). */
-export const endBar = (s: TreeState): number => gateZ(2 * Math.max(1, s.heldout.budget - 1));
+/** The bar the end's gate query must reach (gate_rule.ts). */
+export const endBar = (s: TreeState): number => gateZ(Math.max(1, s.heldout.budget - 1));
 
 /**
  * What a dev comparison promises at the gate: its per-row gain times the chance that the held-out rows confirm

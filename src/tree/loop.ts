@@ -239,7 +239,9 @@ export async function drive(w: TreeWorld, start: TreeState): Promise<TreeState> 
       fit_ms: done.fitMs,
       overhead_ms: wall - Math.min(done.childMs, t1 - t0),
       cpu_ms: cpuMs(cpuUsage(cpu0)),
-      loop_ms: wall - (t1 - t0) + (done.event.e === "proposed" ? t1 - t0 : 0),
+      // Ideation is the loop's own work, but for the screens' children it waits on (their time is childMs).
+      loop_ms: wall - (t1 - t0) +
+        (done.event.e === "proposed" ? t1 - t0 - Math.min(done.childMs, t1 - t0) : 0),
     });
     state = out.state;
     w.onStep?.(state, done.event, out.incidents);

@@ -30,7 +30,7 @@
  * 6. **decide** — the best new node that beats the incumbent on dev beyond noise goes to the merge gate
  *    (`gate.ts`, the only reader of held-out labels, queries counted and capped); it is admitted when its
  *    held-out score beats the incumbent's by ACCEPT_EPS and a paired test over the held-out rows' losses
- *    (row_loss.ts: the mean difference's z or the signed-rank z) clears a run-wide Bonferroni bar, so the
+ *    (row_loss.ts: the mean difference's z) clears a run-wide Bonferroni bar, so the
  *    run admits a no-effect candidate at most GATE_ALPHA of the time (gate_rule.ts). A recomputation or gate child that goes silent is stopped and
  *    the node fused (HUNG_RESTART), and the loop goes on. After the last cycle the final test scores the
  *    starting and the admitted artifact once each, then the references (`gate.ts` references): the admitted

@@ -221,11 +221,10 @@ function barOf(s: TreeState, n: TreeNode): string {
   const p = n.paired;
   if (!p) return `> ${ACCEPT_EPS}`;
   const loss = p.loss;
-  if (loss?.rank_z !== undefined) {
-    const z = gateZ(2 * plannedComparisons(s));
-    return `z ${loss.z.toFixed(2)}, rank z ${loss.rank_z.toFixed(2)} (≥ ${z.toFixed(2)})`;
+  if (loss) {
+    const rank = loss.rank_z !== undefined ? `; rank z ${loss.rank_z.toFixed(2)}, not used` : "";
+    return `z ${loss.z.toFixed(2)} (≥ ${gateZ(plannedComparisons(s)).toFixed(2)})${rank}`;
   }
-  if (loss) return `z ${loss.z.toFixed(2)} (≥ ${gateZ(plannedComparisons(s)).toFixed(2)})`;
   return `> ${Math.max(ACCEPT_EPS, Z_GATE * p.se).toFixed(4)}`;
 }
 
@@ -267,7 +266,7 @@ function gateTable(s: TreeState): string[] {
     `candidate's dev CV score minus the starting artifact's; "dev Δ vs parent" is minus its parent's. ` +
     `"Held-out gain" is over the incumbent of its time on the same held-out rows. The bar: the gain must ` +
     `reach ACCEPT_EPS (${ACCEPT_EPS}) and a paired test over the held-out rows' losses (the mean ` +
-    `difference's z or the signed-rank z) must reach the run's bar, set so that over all ` +
+    `difference's z; the signed-rank z is shown beside it and decides nothing) must reach the run's bar, set so that over all ` +
     `${plannedComparisons(s)} planned comparisons a candidate with no real effect is admitted at most ` +
     `${GATE_ALPHA * 100} % of the time (a state recorded before the row test shows the bootstrap's bar).`,
     "",

@@ -29,6 +29,7 @@ import type { Hypothesis, ScreenedCandidate, TreeState } from "../types.ts";
 export const SCREEN_FACTOR = 3;
 
 export interface ScreenRun {
+  /** Children's time, summed over the screens and shared among the executors' lanes they ran in. */
   /** The candidates to measure in full, best first: at most `n`. */
   promoted: Hypothesis[];
   /** Every screened candidate with its figures (promoted or not), in the order they were proposed. */
@@ -85,7 +86,7 @@ export async function screen(
     const label = `screen${s.cycle}.${i}`;
     const scope = materialize(`${w.runDir}/screen/${i}`, s, newNode(label, parent, s.cycle, h));
     const out = await runScreen(w, s, label, scope);
-    childMs = Math.max(childMs, out.activeMs);
+    childMs += out.activeMs / Math.max(1, s.config.executors);
     const line = out.nonce ? signedLine(out.stdout, out.nonce) : { ok: false as const, problem: "" };
     const why = out.escapes.length
       ? `it reached outside its lane (${out.escapes[0]!.op} ${out.escapes[0]!.path})`

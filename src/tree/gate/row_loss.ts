@@ -29,8 +29,9 @@ export interface LossGain {
   /**
    * Wilcoxon's signed-rank statistic of the same differences as a z (normal approximation, ties averaged,
    * zero differences dropped): whether the candidate's loss is lower on most rows, which a few rows of
-   * confident mistakes do not swamp the way they swamp the mean's standard error. Absent in comparisons
-   * recorded before it was measured.
+   * confident mistakes do not swamp the way they swamp the mean's standard error. A description, never a
+   * decision: the metrics are means, and a candidate better on most rows may still lose on average (the gate
+   * decides on `z`). Absent in comparisons recorded before it was measured.
    */
   rank_z?: number;
 }
