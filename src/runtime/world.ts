@@ -21,7 +21,15 @@ import { type Attached, metricsResumeOffset } from "./backend/reattach.ts";
 import type { SlurmBackend } from "./backend/slurm.ts";
 import { RunClock } from "./proc/watch.ts";
 import { Fingerprinter, type ScopePrint } from "./scope/fingerprint.ts";
-import { type BuiltinWorker, type Command, scopeDir, standbyKey, workerCommand } from "./backend/launch.ts";
+import {
+  type Boxes,
+  type BuiltinWorker,
+  type Command,
+  scopeDir,
+  standbyKey,
+  workerCommand,
+} from "./backend/launch.ts";
+import type { Unshare } from "./sandbox/namespace.ts";
 import { Lockstep } from "./lockstep.ts";
 import { Standbys } from "./standbys.ts";
 import { UsageTail } from "./scope/node_files.ts";
@@ -41,6 +49,8 @@ export interface WorldOptions {
   bwrap?: string | null;
   /** Run command workers without any sandbox layer (the user said --unsandboxed). */
   unsandboxed?: boolean;
+  /** Unconfined, how to watch a program in a mount namespace of its own (null: it cannot be made here). */
+  watch?: Unshare | null;
   /** The directory holding other runs (hidden from sandboxed programs). */
   runsDir?: string | null;
   ackTimeoutMs?: number;
@@ -67,6 +77,7 @@ export class World {
   #builtins: Record<string, BuiltinWorker>;
   #bwrap: string | null;
   #unsandboxed: boolean;
+  #watch: Unshare | null;
   #runsDir: string | null;
   #dirs = new Set<string>();
   #guard: GuardSchedule;
@@ -79,6 +90,8 @@ export class World {
     this.#builtins = opts.builtins ?? {};
     this.#bwrap = opts.bwrap ?? null;
     this.#unsandboxed = opts.unsandboxed ?? false;
+    // Only programs that run unconfined are watched by a namespace: under bubblewrap it is never used.
+    this.#watch = !this.#bwrap && this.#unsandboxed ? opts.watch ?? null : null;
     this.#runsDir = opts.runsDir ?? null;
     for (
       const d of ["nodes", "logs/audit", ".arrow/prev", ".arrow/shadow", ".arrow/usage", ".arrow/faults"]
@@ -101,7 +114,7 @@ export class World {
       fingerprints: this.fingerprints,
       scopes: this.scopes,
       scans: this.scans,
-      bwrap: this.#bwrap,
+      box: this.#box(),
       ackTimeoutMs: opts.ackTimeoutMs ?? 60_000,
       guard: this.#guard,
       planFiles: PlanFiles.forRun(this.runDir, this.scopes.blobs, unconfined, this.#runsDir),
@@ -110,6 +123,11 @@ export class World {
       rel,
       noteJob,
     });
+  }
+
+  /** What this world boxes programs with. */
+  #box(): Boxes {
+    return { bwrap: this.#bwrap, watch: this.#watch };
   }
 
   scope(n: PlanNode): string {
@@ -197,7 +215,7 @@ export class World {
     const cmd = this.#command(state, node, { attempt, resume, catchup });
     if (!cmd) return;
     for (const s of cmd.shadows) Deno.mkdirSync(s.dir, { recursive: true });
-    const accept = Acceptance.prepare(state, node, this.runDir, this.#bwrap, true);
+    const accept = Acceptance.prepare(state, node, this.runDir, this.#box(), true);
     const standby = this.standbys.take(id);
     // Tails start before the process does, so nothing it writes first can be skipped.
     const metrics = new JsonlTail(`${scope}/metrics.jsonl`);
@@ -297,6 +315,7 @@ export class World {
       ...at,
       bwrap: this.#bwrap,
       unsandboxed: this.#unsandboxed,
+      watch: this.#watch,
       runsDir: this.#runsDir,
     };
     return workerCommand(ctx, this.#builtins);
@@ -323,7 +342,7 @@ export class World {
       ns.value === null ? null : { step: ns.step, value: ns.value },
       state.plan.protocol.metric,
     );
-    const accept = Acceptance.prepare(state, node, this.runDir, this.#bwrap, true);
+    const accept = Acceptance.prepare(state, node, this.runDir, this.#box(), true);
     const refused = refusedWrites(this.refusals, this.runDir, node, ns.attempt, cmd);
     this.#handle(node, ns.attempt, cmd, job.proc, null, accept, metrics, job.audit, true, refused);
   }
