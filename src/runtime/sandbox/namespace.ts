@@ -110,10 +110,18 @@ export function watchLayout(u: Unshare, o: Layout): Watched {
   return { prefix: [...u.prefix, u.sh, "-c", lines.join("\n"), "arrow-watch"], shadows, refusing };
 }
 
-/** Absolute path of `name` on PATH, or null. */
+/**
+ * Where the program `name` found on PATH really is, or null. Its real path: the script runs mount(8) after
+ * /tmp is covered, so a PATH entry inside /tmp (a directory of links) would no longer reach it.
+ */
 function onPath(name: string): string | null {
   for (const dir of (Deno.env.get("PATH") ?? "/usr/bin:/bin").split(":")) {
-    if (dir.startsWith("/") && lstat(`${dir}/${name}`)) return `${dir}/${name}`;
+    if (!dir.startsWith("/") || !lstat(`${dir}/${name}`)) continue;
+    try {
+      return Deno.realPathSync(`${dir}/${name}`);
+    } catch {
+      continue; // a dangling link
+    }
   }
   return null;
 }
