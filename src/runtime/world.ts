@@ -21,15 +21,8 @@ import { type Attached, metricsResumeOffset } from "./backend/reattach.ts";
 import type { SlurmBackend } from "./backend/slurm.ts";
 import { RunClock } from "./proc/watch.ts";
 import { Fingerprinter, type ScopePrint } from "./scope/fingerprint.ts";
-import {
-  type Boxes,
-  type BuiltinWorker,
-  type Command,
-  scopeDir,
-  standbyKey,
-  workerCommand,
-} from "./backend/launch.ts";
-import type { Unshare } from "./sandbox/namespace.ts";
+import { type BuiltinWorker, type Command, scopeDir, standbyKey, workerCommand } from "./backend/launch.ts";
+import type { Boxes } from "./backend/box.ts";
 import { Lockstep } from "./lockstep.ts";
 import { Standbys } from "./standbys.ts";
 import { UsageTail } from "./scope/node_files.ts";
@@ -50,7 +43,7 @@ export interface WorldOptions {
   /** Run command workers without any sandbox layer (the user said --unsandboxed). */
   unsandboxed?: boolean;
   /** Unconfined, how to watch a program in a mount namespace of its own (null: it cannot be made here). */
-  watch?: Unshare | null;
+  watch?: Boxes["watch"];
   /** The directory holding other runs (hidden from sandboxed programs). */
   runsDir?: string | null;
   ackTimeoutMs?: number;
@@ -75,9 +68,8 @@ export class World {
   /** The lanes each node's sandboxes left read-only, noted on the node (see refusals.notes). */
   readonly refusals = new RefusalLog((abs) => this.rel(abs));
   #builtins: Record<string, BuiltinWorker>;
-  #bwrap: string | null;
-  #unsandboxed: boolean;
-  #watch: Unshare | null;
+  /** bubblewrap, or unconfined (--unsandboxed without it) the mount namespace that watches programs. */
+  #box: Boxes & { unsandboxed: boolean };
   #runsDir: string | null;
   #dirs = new Set<string>();
   #guard: GuardSchedule;
@@ -88,10 +80,9 @@ export class World {
   constructor(opts: WorldOptions) {
     this.runDir = opts.runDir;
     this.#builtins = opts.builtins ?? {};
-    this.#bwrap = opts.bwrap ?? null;
-    this.#unsandboxed = opts.unsandboxed ?? false;
     // Only programs that run unconfined are watched by a namespace: under bubblewrap it is never used.
-    this.#watch = !this.#bwrap && this.#unsandboxed ? opts.watch ?? null : null;
+    const [bwrap, unsandboxed] = [opts.bwrap ?? null, opts.unsandboxed ?? false];
+    this.#box = { bwrap, unsandboxed, watch: !bwrap && unsandboxed ? opts.watch ?? null : null };
     this.#runsDir = opts.runsDir ?? null;
     for (
       const d of ["nodes", "logs/audit", ".arrow/prev", ".arrow/shadow", ".arrow/usage", ".arrow/faults"]
@@ -107,14 +98,14 @@ export class World {
     const rel = (abs: string) => this.rel(abs);
     const noteJob = (id: NodeId, proc: Proc) => this.#noteJob(id, proc);
     // Unconfined, no copy shows a write into the plan's directory: the whole of it is watched instead.
-    const unconfined = !this.#bwrap && this.#unsandboxed;
+    const unconfined = !bwrap && unsandboxed;
     this.#sensor = new Sensor({
       runDir: this.runDir,
       handles: this.handles,
       fingerprints: this.fingerprints,
       scopes: this.scopes,
       scans: this.scans,
-      box: this.#box(),
+      box: this.#box,
       ackTimeoutMs: opts.ackTimeoutMs ?? 60_000,
       guard: this.#guard,
       planFiles: PlanFiles.forRun(this.runDir, this.scopes.blobs, unconfined, this.#runsDir),
@@ -123,11 +114,6 @@ export class World {
       rel,
       noteJob,
     });
-  }
-
-  /** What this world boxes programs with. */
-  #box(): Boxes {
-    return { bwrap: this.#bwrap, watch: this.#watch };
   }
 
   scope(n: PlanNode): string {
@@ -215,7 +201,7 @@ export class World {
     const cmd = this.#command(state, node, { attempt, resume, catchup });
     if (!cmd) return;
     for (const s of cmd.shadows) Deno.mkdirSync(s.dir, { recursive: true });
-    const accept = Acceptance.prepare(state, node, this.runDir, this.#box(), true);
+    const accept = Acceptance.prepare(state, node, this.runDir, this.#box, true);
     const standby = this.standbys.take(id);
     // Tails start before the process does, so nothing it writes first can be skipped.
     const metrics = new JsonlTail(`${scope}/metrics.jsonl`);
@@ -313,9 +299,7 @@ export class World {
       state,
       node,
       ...at,
-      bwrap: this.#bwrap,
-      unsandboxed: this.#unsandboxed,
-      watch: this.#watch,
+      ...this.#box,
       runsDir: this.#runsDir,
     };
     return workerCommand(ctx, this.#builtins);
@@ -342,7 +326,7 @@ export class World {
       ns.value === null ? null : { step: ns.step, value: ns.value },
       state.plan.protocol.metric,
     );
-    const accept = Acceptance.prepare(state, node, this.runDir, this.#box(), true);
+    const accept = Acceptance.prepare(state, node, this.runDir, this.#box, true);
     const refused = refusedWrites(this.refusals, this.runDir, node, ns.attempt, cmd);
     this.#handle(node, ns.attempt, cmd, job.proc, null, accept, metrics, job.audit, true, refused);
   }
@@ -377,12 +361,8 @@ export class World {
       },
       spawn: (n, cmd) => {
         this.#ensureDir(this.scope(n));
-        return this.local.spawn(
-          n.id,
-          cmd,
-          `${this.runDir}/logs/${n.id}.err`,
-          `${this.runDir}/logs/${n.id}.out`,
-        );
+        const log = `${this.runDir}/logs/${n.id}`;
+        return this.local.spawn(n.id, cmd, `${log}.err`, `${log}.out`);
       },
     }, max);
   }
