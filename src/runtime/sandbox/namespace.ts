@@ -59,9 +59,11 @@ export function watchLayout(u: Unshare, o: Layout): Watched {
   const lines = ["set -e"];
   const covers: { at: string; fd: number }[] = [];
   const done: Extract<Mount, { from: string }>[] = [];
-  // Where a path lands on the host: under the deepest mount made so far that holds it.
+  // Where a path lands on the host: under the deepest mount made so far that holds it — the latest of
+  // those made at one place (the other runs' shadow over the runs directory bound back in /tmp's).
   const hostPath = (p: string): string => {
-    const c = done.filter((m) => m.at !== p && under(p, m.at)).sort((a, b) => b.at.length - a.at.length)[0];
+    const c = done.filter((m) => m.at !== p && under(p, m.at)).reverse()
+      .sort((a, b) => b.at.length - a.at.length)[0];
     return c ? c.from + p.slice(c.at.length) : p;
   };
   // A source as the host has it: through the handle of the deepest covered directory that holds it.

@@ -11,10 +11,10 @@ const { tempDir, cleanUp } = tempDirs("arrow-namespace-test-");
  * A shared directory (like /tmp) holding the runs, one run among others, and a home with a small top-level
  * file and a subdirectory: the watch-only layout of a program of this run.
  */
-function fixture(u: Unshare) {
+function fixture(u: Unshare, runsAt = "proj/runs") {
   const shared = tempDir();
   const home = tempDir();
-  const runs = `${shared}/proj/runs`;
+  const runs = `${shared}/${runsAt}`;
   const run = `${runs}/this`;
   const scope = `${run}/nodes/a`;
   Deno.mkdirSync(scope, { recursive: true });
@@ -95,12 +95,18 @@ Deno.test({
 
 Deno.test({
   name:
-    "watchLayout(): a program in the namespace runs as its own user, and a clean one leaves the shadows empty",
+    "watchLayout(): a program in the namespace runs as its own user, in its scope, and a clean one leaves " +
+    "the shadows empty (the runs directory a top-level entry of the shared directory)",
   ignore: ignored,
 }, async () => {
-  const f = fixture(UNSHARE!);
+  const f = fixture(UNSHARE!, "runs");
   const out = await new Deno.Command(f.watched.prefix[0]!, {
-    args: [...f.watched.prefix.slice(1), "sh", "-c", `id -u; mktemp -p "$TMPDIR" >/dev/null; ls ${f.runs}`],
+    args: [
+      ...f.watched.prefix.slice(1),
+      "sh",
+      "-c",
+      `id -u; /bin/pwd; mktemp -p "$TMPDIR" >/dev/null; ls ${f.runs}`,
+    ],
     cwd: f.scope,
     env: { TMPDIR: f.scope },
     stdout: "piped",
@@ -108,7 +114,7 @@ Deno.test({
   }).output();
   equal(out.success, true, new TextDecoder().decode(out.stderr));
   // The run is there; the other run is not.
-  equal(new TextDecoder().decode(out.stdout), `${Deno.uid()}\nthis\n`);
+  equal(new TextDecoder().decode(out.stdout), `${Deno.uid()}\n${f.scope}\nthis\n`);
   deepEqual(seen(f.watched.shadows), []);
   cleanUp();
 });
