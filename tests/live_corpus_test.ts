@@ -5,10 +5,11 @@
  * printed at the end.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
+import { basename } from "node:path";
 import { stringify } from "yaml";
 import { arrow } from "./helpers/cli.ts";
 import { MODES } from "./helpers/hostile.ts";
-import { BWRAP, needs, NO_BWRAP } from "./helpers/needs.ts";
+import { BWRAP, needs, NO_BWRAP, NO_UNSHARE } from "./helpers/needs.ts";
 import { startScriptedServer } from "./llm/scripted_server.ts";
 import { type Case, CASES, type Incident, manifest, type ModeName } from "./live_corpus/cases.ts";
 
@@ -116,7 +117,15 @@ async function runCase(c: Case, mode: (typeof MODES)[number]): Promise<Got> {
   } finally {
     await Deno.remove(dir, { recursive: true });
     // What an attack wrote beside the test's directory in /tmp (`{DIR}-evil.txt`) where nothing stopped it.
-    await Deno.remove(`${dir}-evil.txt`).catch(() => {});
+    for (
+      const p of [
+        `${dir}-evil.txt`,
+        `${dir}-acc-evil.txt`,
+        `${Deno.env.get("HOME")}/${basename(dir)}-evil.txt`,
+      ]
+    ) {
+      await Deno.remove(p).catch(() => {});
+    }
   }
 }
 
@@ -131,7 +140,10 @@ for (const mode of MODES) {
     Deno.test({
       name: `live corpus [${name}] ${c.name} (${c.class}): ${show(want.incidents)} on ${want.blame} → ` +
         `${want.verdict}${gap ? " (known gap)" : ""}`,
-      ignore: name === "bwrap" && needs("live_corpus_test", "the bubblewrap mode", NO_BWRAP),
+      ignore: name === "bwrap"
+        ? needs("live_corpus_test", "the bubblewrap mode", NO_BWRAP)
+        : c.watched === true &&
+          needs("live_corpus_test", "the unsandboxed cases a namespace watches", NO_UNSHARE),
       fn: async () => {
         const got = await runCase(c, mode);
         const blamed = got.blamed.join(", ") || "nobody";

@@ -17,6 +17,7 @@ import { printOutcome, recordEnd } from "./run_outcome.ts";
 import { resolveRunDir } from "./rundir.ts";
 import { isTreeRun } from "./tree_runs.ts";
 import { findBwrap } from "./sandbox.ts";
+import { findUnshare } from "../runtime/sandbox/mod.ts";
 
 export const help = `Usage: arrow resume <run-dir | run-id | latest> [options]
 
@@ -86,6 +87,9 @@ export async function main(argv: string[]): Promise<number> {
   const progress = new Progress(quiet);
   using interrupt = onInterrupt();
   const t0 = performance.now();
+  const bwrap = await findBwrap();
+  // An unconfined run's programs are watched again where a mount namespace can be made here.
+  const probe = !bwrap && meta.unsandboxed === true ? await findUnshare() : null;
   let out;
   try {
     out = await resumeRun({
@@ -93,8 +97,9 @@ export async function main(argv: string[]): Promise<number> {
       tickMs,
       maxTicks,
       builtins,
-      bwrap: await findBwrap(),
+      bwrap,
       unsandboxed: meta.unsandboxed === true,
+      watch: probe && !("why" in probe) ? probe : null,
       runsDir: meta.run_id ? runDir.slice(0, runDir.lastIndexOf("/")) : null,
       slurmConf: Deno.env.get("SLURM_CONF") ??
         (typeof meta.slurm_conf === "string" ? meta.slurm_conf : null),

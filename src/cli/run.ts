@@ -304,6 +304,8 @@ export async function runResolved(res: Resolved, o: RunOptions): Promise<number>
       builtins: sandbox.builtins,
       bwrap: sandbox.bwrap,
       unsandboxed: sandbox.unsandboxed,
+      watch: sandbox.watch,
+      unwatched: sandbox.unwatched,
       runsDir,
       slurm,
       signal: interrupt.signal,

@@ -2,7 +2,8 @@
  * Picks the sandbox layers and workers for a run's mode: bubblewrap when it is installed and works, the
  * built-in real workers on the real path, and the scenario's faults for the mode — each fault checked to
  * be one its node's worker can act out. A program that would run with no sandbox layer at all is refused
- * unless the user says --unsandboxed.
+ * unless the user says --unsandboxed; it is then watched in a mount namespace where one can be made (and the
+ * user told once when none can: writes to /tmp, $HOME and other runs then go unobserved).
  *
  * @module
  */
@@ -11,7 +12,7 @@ import { faultProblems } from "../graph/fault_support.ts";
 import { expandSweeps } from "../graph/sweep_expand.ts";
 import type { Fault } from "../graph/scenario.ts";
 import type { Mode } from "../model/state.ts";
-import { findBwrap } from "../runtime/sandbox/mod.ts";
+import { findBwrap, findUnshare, type Unshare } from "../runtime/sandbox/mod.ts";
 import { type BuiltinWorker, selfExec } from "../runtime/backend/mod.ts";
 
 export { findBwrap };
@@ -23,6 +24,13 @@ export interface SandboxSetup {
   builtins: Record<string, BuiltinWorker>;
   faults: Fault[];
   unsandboxed: boolean;
+  /**
+   * Unconfined (--unsandboxed without bubblewrap), how the user's programs are watched in a mount namespace
+   * of their own; null when none can be made here (or none is needed).
+   */
+  watch: Unshare | null;
+  /** The user's programs run unconfined and no namespace can watch them: their writes outside go unseen. */
+  unwatched: boolean;
 }
 
 export const INSTALL_BWRAP =
@@ -60,11 +68,17 @@ export async function sandboxSetup(
       [`${INSTALL_BWRAP}, or pass --unsandboxed to run it without any sandbox (it can then touch anything you can)`],
     );
   }
+  const probe = programs.length && !bwrap && unsandboxed ? await findUnshare() : null;
+  const watch = probe && !("why" in probe) ? probe : null;
   if (needsBwrap && !bwrap && !quiet) {
     console.error(
       unsandboxed
         ? "note: --unsandboxed: programs run without a sandbox layer, one at a time; the fingerprint guard still " +
-          "watches every scope"
+          "watches every scope" + (watch
+            ? ", and a mount namespace of each program's own watches /tmp, $HOME and other runs"
+            : probe && "why" in probe
+            ? `; writes to /tmp, $HOME and other runs are unobserved: ${probe.why}`
+            : "")
         : "note: bubblewrap (bwrap) is not available; built-in workers run without their sandbox layer",
     );
   }
@@ -103,5 +117,5 @@ export async function sandboxSetup(
       bad.map(formatDiagnostic),
     );
   }
-  return { bwrap, builtins, faults, unsandboxed };
+  return { bwrap, builtins, faults, unsandboxed, watch, unwatched: probe !== null && "why" in probe };
 }

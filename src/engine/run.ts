@@ -11,6 +11,7 @@ import { openCopy, Tx } from "../model/tx.ts";
 import { BlackBox } from "../record/blackbox.ts";
 import { SlurmBackend, slurmNodes } from "../runtime/backend/mod.ts";
 import type { BuiltinWorker } from "../runtime/backend/mod.ts";
+import type { Unshare } from "../runtime/sandbox/mod.ts";
 import { SlurmClient } from "../runtime/slurm/mod.ts";
 import { World } from "../runtime/world.ts";
 import { soonReady } from "./admit.ts";
@@ -25,6 +26,10 @@ export interface EngineOptions {
   bwrap?: string | null;
   /** Command workers may run without a sandbox layer (the user said --unsandboxed). */
   unsandboxed?: boolean;
+  /** Unconfined, how to watch a program in a mount namespace of its own (null: it cannot be made here). */
+  watch?: Unshare | null;
+  /** Unconfined programs no namespace can watch: recorded on the run (its report says what goes unseen). */
+  unwatched?: boolean;
   /** Directory of other runs, hidden from sandboxed programs. */
   runsDir?: string | null;
   onTick?: (state: RunState, events: readonly Event[]) => void;
@@ -53,6 +58,7 @@ export function openSession(opts: EngineOptions): Session {
       builtins: opts.builtins ?? {},
       bwrap: opts.bwrap ?? null,
       unsandboxed: opts.unsandboxed ?? false,
+      watch: opts.watch ?? null,
       runsDir: opts.runsDir ?? null,
     }),
     box: new BlackBox(opts.runDir),
@@ -78,7 +84,7 @@ export async function openRuntime(state: RunState, opts: EngineOptions): Promise
 export async function startRun(initial: RunState, opts: EngineOptions): Promise<RunState> {
   // Recorded in the init line, so a replay or a resume admits exactly as this run did.
   const state: RunState = initial.mode !== "mock" && opts.unsandboxed && !opts.bwrap
-    ? { ...initial, unconfined: true }
+    ? { ...initial, unconfined: true, ...(opts.unwatched ? { unwatched: true as const } : {}) }
     : initial;
   const slurm = await openRuntime(state, opts);
   const session = openSession(opts);

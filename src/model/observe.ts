@@ -14,10 +14,11 @@ export interface EscapeObs {
   path: string;
   op: string;
   /**
-   * Layer that saw it: Deno's permission audit, the bubblewrap shadow, the fingerprint guard, or a
-   * read-only mount that refused it (seen in what the program itself reported: `seen_in`).
+   * Layer that saw it: Deno's permission audit, the bubblewrap shadow, the shadow of an unconfined
+   * program's watch-only mount namespace, the fingerprint guard, or a read-only mount that refused it (seen
+   * in what the program itself reported: `seen_in`).
    */
-  via: "deno-audit" | "bwrap-shadow" | "guard" | "read-only mount";
+  via: "deno-audit" | "bwrap-shadow" | "namespace-shadow" | "guard" | "read-only mount";
   /** Where a refused write was seen, when no layer saw it itself ("the program's stderr"). */
   seen_in?: string;
   /** True when the write never landed (the sandbox refused it or caught it in a shadow). */

@@ -236,6 +236,11 @@ export interface RunState {
    * Absent otherwise.
    */
   unconfined?: true;
+  /**
+   * Set in an unconfined run whose programs no mount namespace could watch (unshare unusable here): their
+   * writes to /tmp, $HOME and other runs are not observed. Absent otherwise.
+   */
+  unwatched?: true;
 }
 
 export const EMPTY_FP = "empty";

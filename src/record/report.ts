@@ -153,6 +153,13 @@ export function renderReport(
 
   lines.push(...jobSection(state));
   lines.push(...lanesSection(state.plan.order.map((id) => ({ id, refused: state.nodes[id]?.refused }))));
+  if (state.unwatched) {
+    // Said once, where the reader looks for what the sandbox could not see.
+    lines.push(...section("Writes not observed", [
+      "The programs ran unconfined (--unsandboxed, no bubblewrap) and no mount namespace could watch them " +
+      "(unshare is not usable here): their writes to /tmp, $HOME and other runs are not observed.",
+    ]));
+  }
   lines.push(...usageSection(state, usage));
   lines.push(...blackBoxSection(incidents));
   return renderDocument("Anytime report", state.scenario, [lines]);

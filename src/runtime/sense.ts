@@ -26,7 +26,7 @@ import {
   refusedPaths,
   type StderrRefusals,
 } from "./sandbox/refusals.ts";
-import type { Command, Shadow } from "./backend/launch.ts";
+import type { Boxes, Command, Shadow } from "./backend/launch.ts";
 import type { Lockstep } from "./lockstep.ts";
 import { readManifest } from "./scope/manifest.ts";
 import {
@@ -92,7 +92,8 @@ export interface SenseContext {
   readonly scopes: ScopeRecord;
   /** Filled with this SENSE's scope scans (what a verification snapshots). */
   readonly scans: Map<NodeId, ScopePrint>;
-  readonly bwrap: string | null;
+  /** What programs are boxed with (an acceptance check made at its claim is boxed the same way). */
+  readonly box: Boxes;
   readonly ackTimeoutMs: number;
   readonly guard: GuardSchedule;
   /** The plan's evaluator and acceptance files, held to the run's start. */
@@ -120,7 +121,7 @@ export class Sensor {
    * the fingerprint guard and not stopped.
    */
   async #unconfinedCheck(node: PlanNode, acceptance: Acceptance, broken: boolean, o: NodeObs) {
-    const watch = acceptance.cmd.kind !== "builtin" && !acceptance.cmd.shadows && !acceptance.cmd.refuse &&
+    const watch = acceptance.cmd.kind !== "builtin" && acceptance.cmd.unconfined && !acceptance.cmd.refuse &&
       !broken;
     const scope = this.#w.scope(node);
     const before = watch ? this.#w.fingerprints.scan(scope) : null;
@@ -250,7 +251,7 @@ export class Sensor {
         };
         return;
       }
-      const acceptance = h?.accept ?? Acceptance.prepare(state, node, this.#w.runDir, this.#w.bwrap, false);
+      const acceptance = h?.accept ?? Acceptance.prepare(state, node, this.#w.runDir, this.#w.box, false);
       const accept = broken.length && acceptance.cmd.kind !== "builtin"
         ? await acceptance.refuse(
           `${broken.join(", ")} changed since the run started and could not be put back: no claim is ` +
@@ -258,12 +259,17 @@ export class Sensor {
         )
         : await this.#unconfinedCheck(node, acceptance, broken.length > 0, o);
       const ran = acceptance.cmd.kind !== "builtin" && !broken.length && !acceptance.cmd.refuse;
-      if (ran && !acceptance.cmd.shadows) checkers.push(id);
+      if (ran && acceptance.cmd.unconfined) checkers.push(id);
       // What the check itself tried to write outside its read-only lane is the node's too: caught in a
       // shadow, or refused by a read-only mount and named by its own stderr.
       for (const shadow of acceptance.cmd.shadows ?? []) {
         for (const { rel, op } of shadowWrites(shadow)) {
-          o.escapes.push({ path: shadowPath(shadow, rel), op, via: "bwrap-shadow", stopped: true });
+          o.escapes.push({
+            path: shadowPath(shadow, rel),
+            op,
+            via: shadow.by ?? "bwrap-shadow",
+            stopped: true,
+          });
         }
       }
       this.#w.refusals.add(id, state.nodes[id]!.attempt, "acceptance", acceptance.cmd.refusing ?? []);
@@ -373,7 +379,12 @@ export class Sensor {
         const key = `${shadow.dir}/${rel}:${op}`;
         if (h!.shadowSeen.has(key)) continue;
         h!.shadowSeen.add(key);
-        o.escapes.push({ path: shadowPath(shadow, rel), op, via: "bwrap-shadow", stopped: true });
+        o.escapes.push({
+          path: shadowPath(shadow, rel),
+          op,
+          via: shadow.by ?? "bwrap-shadow",
+          stopped: true,
+        });
       }
     }
   }

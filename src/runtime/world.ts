@@ -22,6 +22,7 @@ import type { SlurmBackend } from "./backend/slurm.ts";
 import { RunClock } from "./proc/watch.ts";
 import { Fingerprinter, type ScopePrint } from "./scope/fingerprint.ts";
 import { type BuiltinWorker, type Command, scopeDir, standbyKey, workerCommand } from "./backend/launch.ts";
+import type { Boxes } from "./backend/box.ts";
 import { Lockstep } from "./lockstep.ts";
 import { Standbys } from "./standbys.ts";
 import { UsageTail } from "./scope/node_files.ts";
@@ -41,6 +42,8 @@ export interface WorldOptions {
   bwrap?: string | null;
   /** Run command workers without any sandbox layer (the user said --unsandboxed). */
   unsandboxed?: boolean;
+  /** Unconfined, how to watch a program in a mount namespace of its own (null: it cannot be made here). */
+  watch?: Boxes["watch"];
   /** The directory holding other runs (hidden from sandboxed programs). */
   runsDir?: string | null;
   ackTimeoutMs?: number;
@@ -65,8 +68,8 @@ export class World {
   /** The lanes each node's sandboxes left read-only, noted on the node (see refusals.notes). */
   readonly refusals = new RefusalLog((abs) => this.rel(abs));
   #builtins: Record<string, BuiltinWorker>;
-  #bwrap: string | null;
-  #unsandboxed: boolean;
+  /** bubblewrap, or unconfined (--unsandboxed without it) the mount namespace that watches programs. */
+  #box: Boxes & { unsandboxed: boolean };
   #runsDir: string | null;
   #dirs = new Set<string>();
   #guard: GuardSchedule;
@@ -77,8 +80,9 @@ export class World {
   constructor(opts: WorldOptions) {
     this.runDir = opts.runDir;
     this.#builtins = opts.builtins ?? {};
-    this.#bwrap = opts.bwrap ?? null;
-    this.#unsandboxed = opts.unsandboxed ?? false;
+    // Only programs that run unconfined are watched by a namespace: under bubblewrap it is never used.
+    const [bwrap, unsandboxed] = [opts.bwrap ?? null, opts.unsandboxed ?? false];
+    this.#box = { bwrap, unsandboxed, watch: !bwrap && unsandboxed ? opts.watch ?? null : null };
     this.#runsDir = opts.runsDir ?? null;
     for (
       const d of ["nodes", "logs/audit", ".arrow/prev", ".arrow/shadow", ".arrow/usage", ".arrow/faults"]
@@ -94,14 +98,14 @@ export class World {
     const rel = (abs: string) => this.rel(abs);
     const noteJob = (id: NodeId, proc: Proc) => this.#noteJob(id, proc);
     // Unconfined, no copy shows a write into the plan's directory: the whole of it is watched instead.
-    const unconfined = !this.#bwrap && this.#unsandboxed;
+    const unconfined = !bwrap && unsandboxed;
     this.#sensor = new Sensor({
       runDir: this.runDir,
       handles: this.handles,
       fingerprints: this.fingerprints,
       scopes: this.scopes,
       scans: this.scans,
-      bwrap: this.#bwrap,
+      box: this.#box,
       ackTimeoutMs: opts.ackTimeoutMs ?? 60_000,
       guard: this.#guard,
       planFiles: PlanFiles.forRun(this.runDir, this.scopes.blobs, unconfined, this.#runsDir),
@@ -197,7 +201,7 @@ export class World {
     const cmd = this.#command(state, node, { attempt, resume, catchup });
     if (!cmd) return;
     for (const s of cmd.shadows) Deno.mkdirSync(s.dir, { recursive: true });
-    const accept = Acceptance.prepare(state, node, this.runDir, this.#bwrap, true);
+    const accept = Acceptance.prepare(state, node, this.runDir, this.#box, true);
     const standby = this.standbys.take(id);
     // Tails start before the process does, so nothing it writes first can be skipped.
     const metrics = new JsonlTail(`${scope}/metrics.jsonl`);
@@ -295,8 +299,7 @@ export class World {
       state,
       node,
       ...at,
-      bwrap: this.#bwrap,
-      unsandboxed: this.#unsandboxed,
+      ...this.#box,
       runsDir: this.#runsDir,
     };
     return workerCommand(ctx, this.#builtins);
@@ -323,7 +326,7 @@ export class World {
       ns.value === null ? null : { step: ns.step, value: ns.value },
       state.plan.protocol.metric,
     );
-    const accept = Acceptance.prepare(state, node, this.runDir, this.#bwrap, true);
+    const accept = Acceptance.prepare(state, node, this.runDir, this.#box, true);
     const refused = refusedWrites(this.refusals, this.runDir, node, ns.attempt, cmd);
     this.#handle(node, ns.attempt, cmd, job.proc, null, accept, metrics, job.audit, true, refused);
   }
@@ -358,12 +361,8 @@ export class World {
       },
       spawn: (n, cmd) => {
         this.#ensureDir(this.scope(n));
-        return this.local.spawn(
-          n.id,
-          cmd,
-          `${this.runDir}/logs/${n.id}.err`,
-          `${this.runDir}/logs/${n.id}.out`,
-        );
+        const log = `${this.runDir}/logs/${n.id}`;
+        return this.local.spawn(n.id, cmd, `${log}.err`, `${log}.out`);
       },
     }, max);
   }

@@ -1,6 +1,6 @@
 /**
- * What a test needs from the machine beyond what the README installs (Deno alone): bubblewrap, chromium,
- * Python packages. Each probe finds out without throwing — a missing program is an answer, never an
+ * What a test needs from the machine beyond what the README installs (Deno alone): bubblewrap, a mount
+ * namespace (util-linux unshare, and the right to use it), chromium, Python packages. Each probe finds out without throwing — a missing program is an answer, never an
  * uncaught error at module level — and a test that cannot run is ignored with the reason printed once per
  * file (`needs(…)`), never returned early as passed. The Slurm cluster has its own helper
  * (`tests/slurm_helper.ts`), which follows the same rule.
@@ -8,6 +8,7 @@
  * @module
  */
 import { findBwrap } from "../../src/runtime/sandbox/bwrap.ts";
+import { findUnshare, type Unshare } from "../../src/runtime/sandbox/namespace.ts";
 
 /** How to install each thing, as printed beside the reason a test is ignored. */
 export const INSTALL = {
@@ -22,6 +23,11 @@ export const BWRAP: string | null = await findBwrap();
 export const NO_BWRAP = BWRAP
   ? null
   : `bubblewrap is not installed or cannot create namespaces here (${INSTALL.bwrap})`;
+
+const unshare = await findUnshare();
+/** How to make a watch-only mount namespace here (util-linux unshare), or null. */
+export const UNSHARE: Unshare | null = "why" in unshare ? null : unshare;
+export const NO_UNSHARE = "why" in unshare ? unshare.why : null;
 
 /** Path of an installed chromium, or null. */
 export const CHROMIUM: string | null =

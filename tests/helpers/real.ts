@@ -14,6 +14,7 @@ import { loadPlan } from "../../src/graph/load.ts";
 import type { Fault } from "../../src/graph/scenario.ts";
 import type { Plan } from "../../src/graph/types.ts";
 import type { Incident, RunState } from "../../src/model/state.ts";
+import type { Unshare } from "../../src/runtime/sandbox/namespace.ts";
 import { PLANS } from "../../src/scenarios.gen.ts";
 import { ROOT } from "./cli.ts";
 
@@ -50,7 +51,8 @@ export async function runReal(
   name: string,
   plan: Plan,
   faults: Fault[],
-  opts: { bwrap?: string | null; tickMs?: number; maxTicks?: number; dir?: string } = {},
+  opts: { bwrap?: string | null; watch?: Unshare | null; tickMs?: number; maxTicks?: number; dir?: string } =
+    {},
 ): Promise<RealRun> {
   const dir = opts.dir ?? await Deno.makeTempDir({ prefix: `arrow-real-${name}-` });
   const state = await startRun(prepare(plan, faults, name, "real"), {
@@ -61,6 +63,7 @@ export async function runReal(
     bwrap: opts.bwrap ?? null,
     // No bubblewrap handed over means the caller chose to run unconfined, as --unsandboxed says.
     unsandboxed: !opts.bwrap,
+    watch: opts.watch ?? null,
   });
   const incidents = readIncidents(`${dir}/incidents.jsonl`);
   return { dir, state, incidents, triples: incidents.map(triple) };

@@ -10,7 +10,7 @@ import type { PlanNode } from "../../graph/types.ts";
 import type { RunState } from "../../model/state.ts";
 import { ACCEPT_EPS } from "../../thresholds.ts";
 import { type AcceptanceCommand, acceptanceCommand } from "./accept_command.ts";
-import { scopeDir } from "../backend/launch.ts";
+import { type Boxes, scopeDir } from "../backend/launch.ts";
 import { readManifest } from "../scope/manifest.ts";
 import { signalGroup } from "../proc/proc.ts";
 
@@ -56,10 +56,10 @@ export class Acceptance {
     state: RunState,
     node: PlanNode,
     runDir: string,
-    bwrap: string | null,
+    box: Boxes,
     ahead: boolean,
   ): Acceptance {
-    const a = new Acceptance((w) => acceptanceCommand(state, node, runDir, bwrap, w), scopeDir(runDir, node));
+    const a = new Acceptance((w) => acceptanceCommand(state, node, runDir, box, w), scopeDir(runDir, node));
     const builtin = node.acceptance[0] === "@manifest" || node.acceptance[0] === "@claim";
     if (ahead && builtin) {
       const cmd = a.make(true);

@@ -2,7 +2,8 @@
  * Which command checks a node's claim. `@manifest` and `@claim` run Arrow's own checker with read access to
  * the scope, the inputs and the frozen data only; `@claim` on a program Arrow has no recomputer for runs the
  * plan's declared evaluator (`protocol.evaluate`) read-only under bubblewrap; any other argv is the plan's
- * own command, sandboxed the same way.
+ * own command, sandboxed the same way. Without bubblewrap (--unsandboxed) both run unconfined, watched in a
+ * mount namespace where one can be made (their writes to /tmp and $HOME land in shadows and are seen).
  *
  * @module
  */
@@ -10,11 +11,13 @@ import type { PlanNode } from "../../graph/types.ts";
 import type { RunState } from "../../model/state.ts";
 import { ancestors, parents } from "../../model/topology.ts";
 import { ACCEPT_EPS } from "../../thresholds.ts";
-import { bwrapLayout, type Refusal, type Shadow } from "../sandbox/bwrap.ts";
+import type { Refusal, Shadow } from "../sandbox/bwrap.ts";
 import { readManifest } from "../scope/manifest.ts";
 import {
   baseEnv,
   besidePlan,
+  boxArgv,
+  type Boxes,
   denoScript,
   expand,
   makeScratch,
@@ -35,8 +38,16 @@ export interface AcceptanceCommand {
   evaluator?: string[];
   /** Why it cannot run at all (it then counts as exit 127 with this as stderr). */
   refuse?: string;
-  /** Under bubblewrap, where a write outside its (read-only) lane lands and is seen after it ran. */
+  /**
+   * Where a write outside its lane lands and is seen after it ran: under bubblewrap (its lane read-only), or
+   * in a watch-only namespace (its lane, its scope included, the host's).
+   */
   shadows?: Shadow[];
+  /**
+   * Run without bubblewrap (--unsandboxed): what it writes in its scope or the plan's directory lands there,
+   * seen by comparing them before and after.
+   */
+  unconfined?: true;
   /** Under bubblewrap, the scope when it was too large to copy (a write to it is refused, not caught). */
   refusing?: Refusal[];
   /** Under bubblewrap, the lanes bound read-only (its inputs, a refusing scope): what its stderr may name. */
@@ -93,21 +104,29 @@ function readableOf(state: RunState, node: PlanNode, runDir: string): string[] {
   return ids.map((id) => scopeDir(runDir, state.plan.nodes.find((n) => n.id === id)!));
 }
 
-/** A program run read-only under bubblewrap in `scope` (an acceptance command or an evaluator). */
+/**
+ * A program run in `scope` in its box: read-only under bubblewrap, or watched in a namespace (unconfined);
+ * null when there is neither (it runs bare).
+ */
 function boxed(
   state: RunState,
   node: PlanNode,
   runDir: string,
-  bwrap: string,
+  box: Boxes,
   argv: string[],
   extraReadable: string[],
-): Pick<AcceptanceCommand, "cmd" | "args" | "shadows" | "refusing" | "readOnly"> & { scratch: string } {
+):
+  | Pick<AcceptanceCommand, "cmd" | "args" | "shadows" | "refusing" | "readOnly" | "unconfined"> & {
+    scratch: string;
+  }
+  | null {
+  if (!box.bwrap && !box.watch) return null;
   const scratch = scratchDir(runDir, `${node.id}.accept`);
   makeScratch(scratch);
   // One shadow per attempt's check, so a check is never blamed for what an earlier one wrote.
   const attempt = state.nodes[node.id]?.attempt ?? 0;
   const readable = [...readableOf(state, node, runDir), ...extraReadable];
-  const layout = bwrapLayout({
+  const b = boxArgv(box, {
     runDir,
     runsDir: null,
     scope: scopeDir(runDir, node),
@@ -123,14 +142,16 @@ function boxed(
     readOnly: true,
     // The scope it judges is a copy (within COPY_LIMIT): a check that rewrites it is seen, not refused.
     copyScope: true,
-  });
+  }, argv)!;
   return {
-    cmd: bwrap,
-    args: [...layout.args, "--", ...argv],
+    cmd: b.argv[0]!,
+    args: b.argv.slice(1),
     scratch,
-    shadows: layout.shadows,
-    refusing: layout.refusing,
-    readOnly: [...readable, ...layout.refusing.map((r) => r.path)],
+    shadows: b.shadows,
+    refusing: b.refusing,
+    ...(b.by === "bwrap"
+      ? { readOnly: [...readable, ...b.refusing.map((r) => r.path)] }
+      : { unconfined: true as const }),
   };
 }
 
@@ -138,7 +159,7 @@ export function acceptanceCommand(
   state: RunState,
   node: PlanNode,
   runDir: string,
-  bwrap: string | null,
+  box: Boxes,
   wait = false,
 ): AcceptanceCommand {
   const scope = scopeDir(runDir, node);
@@ -183,34 +204,27 @@ export function acceptanceCommand(
           : "results.json names no artifact inside the scope to recompute the claim from",
       };
     }
-    if (!bwrap) {
+    const env = { ...baseEnv(), ARROW_SCOPE: scope, ARROW_NODE: node.id, PYTHONDONTWRITEBYTECODE: "1" };
+    const b = boxed(state, node, runDir, box, argv, data ? [data.scope] : []);
+    if (!b) {
+      // A cache Python writes beside an imported module would be a change of the plan's directory.
       return {
         kind: "evaluator",
         cmd: argv[0]!,
         args: argv.slice(1),
-        // A cache Python writes beside an imported module would be a change of the plan's directory.
-        env: { ...baseEnv(), ARROW_SCOPE: scope, ARROW_NODE: node.id, PYTHONDONTWRITEBYTECODE: "1" },
+        env,
         argv: shown,
         evaluator: argv,
+        unconfined: true,
       };
     }
-    const b = boxed(state, node, runDir, bwrap, argv, data ? [data.scope] : []);
+    const { scratch, ...run } = b;
     return {
       kind: "evaluator",
-      cmd: b.cmd,
-      args: b.args,
-      env: {
-        ...baseEnv(),
-        ARROW_SCOPE: scope,
-        ARROW_NODE: node.id,
-        TMPDIR: `${b.scratch}/tmp`,
-        PYTHONDONTWRITEBYTECODE: "1",
-      },
+      ...run,
+      env: { ...env, TMPDIR: `${scratch}/tmp` },
       argv: shown,
       evaluator: argv,
-      shadows: b.shadows,
-      refusing: b.refusing,
-      readOnly: b.readOnly,
     };
   }
   if (head === "@manifest" || head === "@claim") {
@@ -242,18 +256,11 @@ export function acceptanceCommand(
     ARROW_NODE: node.id,
     PYTHONDONTWRITEBYTECODE: "1",
   };
-  if (!bwrap) return { kind: "argv", cmd: argv[0]!, args: argv.slice(1), env, argv };
-  const b = boxed(state, node, runDir, bwrap, argv, []);
-  return {
-    kind: "argv",
-    cmd: b.cmd,
-    args: b.args,
-    env: { ...env, TMPDIR: `${b.scratch}/tmp` },
-    argv,
-    shadows: b.shadows,
-    refusing: b.refusing,
-    readOnly: b.readOnly,
-  };
+  const b = boxed(state, node, runDir, box, argv, []);
+  if (!b) return { kind: "argv", cmd: argv[0]!, args: argv.slice(1), env, argv, unconfined: true };
+  const { scratch, ...run } = b;
+  // Its temporary files go to a scratch tree of its own, never to the shared /tmp a shadow watches.
+  return { kind: "argv", ...run, env: { ...env, TMPDIR: `${scratch}/tmp` }, argv };
 }
 
 /**

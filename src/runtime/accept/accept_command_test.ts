@@ -32,7 +32,7 @@ function setup() {
   const state = prepare(r.plan, [], "t", "real");
   const runDir = Deno.makeTempDirSync();
   for (const n of ["x", "y"]) Deno.mkdirSync(`${runDir}/nodes/${n}`, { recursive: true });
-  const cmd = () => acceptanceCommand(state, r.plan!.nodes[0]!, runDir, null);
+  const cmd = () => acceptanceCommand(state, r.plan!.nodes[0]!, runDir, { bwrap: null });
   return { runDir, x: `${runDir}/nodes/x`, cmd };
 }
 

@@ -1,7 +1,8 @@
 /**
  * How a node's worker is started: which program, which sandbox layer, which environment. Deno children get
  * Deno permissions (write only to their scope, read only their inputs, audited); any other program runs
- * under bubblewrap, and without it only when the user said --unsandboxed. Placeholders {scope} {run}
+ * under bubblewrap, and without it only when the user said --unsandboxed — then watched, where a mount
+ * namespace can be made, by shadows of /tmp, $HOME and other runs (box.ts). Placeholders {scope} {run}
  * {node} {nodes} expand in argv. The environment is the worker protocol (WORKERS.md).
  *
  * @module
@@ -11,11 +12,23 @@ import { canonical } from "../../model/json.ts";
 import type { BuiltinWorker, WorkerConfig } from "../../workers/lib/config.ts";
 export type { BuiltinWorker };
 import { type BaitKind, BAITS } from "../../llm/bait.ts";
-import { bwrapLayout, type Refusal, type Shadow } from "../sandbox/bwrap.ts";
+import type { Refusal, Shadow } from "../sandbox/bwrap.ts";
 import { besidePlan, expand } from "./argv.ts";
+import { denoDir, makeScratch, sandboxed, scratchDir } from "./box.ts";
 import { type LaunchContext, protocolEnv, scopeDir, workerConfig } from "./worker_config.ts";
 
 export { besidePlan, expand } from "./argv.ts";
+export {
+  boxArgv,
+  type Boxed,
+  type Boxes,
+  denoDir,
+  makeScratch,
+  neededPaths,
+  sandboxed,
+  scratchDir,
+  watchedDirs,
+} from "./box.ts";
 export type { Refusal, Shadow };
 export {
   attemptFaults,
@@ -42,22 +55,14 @@ export interface Command {
   lockstep: boolean;
   /** Deno permission audit log to read for escapes, when the child is a Deno program. */
   audit: string | null;
+  /** "none": unconfined (--unsandboxed), watched or not by a mount namespace's shadows. */
   sandbox: "deno" | "bwrap" | "none";
-  /** Shadow directories where stray writes land under bubblewrap. */
+  /** Shadow directories where stray writes land (bubblewrap's, or a watch-only namespace's). */
   shadows: Shadow[];
   /** Lanes bubblewrap binds read-only (too large to copy): a write there is refused, not caught. */
   refusing: Refusal[];
   /** Config sent as the first stdin line (lock-step workers only). */
   config: WorkerConfig | null;
-}
-
-/** The deno cache the host uses, named explicitly because children get their own XDG_CACHE_HOME. */
-export function denoDir(): string | undefined {
-  const set = Deno.env.get("DENO_DIR");
-  if (set) return set;
-  const cache = Deno.env.get("XDG_CACHE_HOME") ??
-    (Deno.env.get("HOME") ? `${Deno.env.get("HOME")}/.cache` : null);
-  return cache ? `${cache}/deno` : undefined;
 }
 
 /** Environment a child may see: a few host variables. */
@@ -132,70 +137,6 @@ export function standbyKey(c: Command): string {
   return JSON.stringify([c.cmd, c.args, c.cwd, c.lockstep]);
 }
 
-/** A private, writable scratch tree for one sandboxed process (its TMPDIR and XDG directories). */
-export function scratchDir(runDir: string, label: string): string {
-  return `${runDir}/.arrow/tmp/${label}`;
-}
-
-/** Creates a scratch tree (only programs that can write there get one). */
-export function makeScratch(dir: string): void {
-  for (const d of ["tmp", "cache", "config", "data", "state"]) {
-    Deno.mkdirSync(`${dir}/${d}`, { recursive: true });
-  }
-}
-
-/** Host directories whose top level is watched for stray writes: /tmp, $HOME, the project directory. */
-export function watchedDirs(): string[] {
-  const home = Deno.env.get("HOME");
-  return ["/tmp", ...(home ? [home] : []), Deno.cwd()];
-}
-
-/** A program's argv wrapped in bubblewrap for one attempt of `node`. */
-export function sandboxed(ctx: LaunchContext, cfg: WorkerConfig, argv: string[], scratch: string) {
-  const { runDir, node, state } = ctx;
-  // One shadow per attempt, so a restarted node is not blamed again for what an earlier attempt left there.
-  const shadowRoot = `${runDir}/.arrow/shadow/${node.id}.${ctx.attempt}`;
-  Deno.mkdirSync(shadowRoot, { recursive: true });
-  makeScratch(scratch);
-  Deno.writeTextFileSync(cfg.faultLog, "", { append: true });
-  const ancestors = Object.values(cfg.ancestors).map((r) => r.scope);
-  // The plan's own directory (its evaluator, its harness programs) is a lane too, copied like an input so
-  // that an edit of it is seen; the runs, the project or anything else it holds that the layout mounts on
-  // its own is left out of the copy.
-  const planDir = state.plan.dir;
-  const planLane = planDir && planDir !== "/" ? [planDir] : [];
-  const sources = Object.values(cfg.sources).map((r) => r.scope);
-  const readable = [...ancestors, ...planLane, ...sources];
-  const layout = bwrapLayout({
-    runDir,
-    runsDir: ctx.runsDir ?? null,
-    scope: cfg.scope,
-    readable,
-    writable: [scratch, cfg.faultLog],
-    shadowRoot,
-    scopes: state.plan.nodes.map((n) => n.scope),
-    watched: watchedDirs(),
-    lean: ["/tmp"],
-    needed: [...neededPaths(argv), ...(planDir ? [planDir] : [])],
-    // Verified inputs are at rest, so a copy reads the same; a stream source is still being written, so
-    // its copy is kept in step with it every tick (and a write into it is seen like any other).
-    copied: [...ancestors, ...planLane],
-    synced: sources,
-    home: Deno.env.get("HOME") ?? null,
-  });
-  return { args: [...layout.args, "--", ...argv], shadows: layout.shadows, refusing: layout.refusing };
-}
-
-/**
- * Host paths a sandboxed program must see wherever they are (a lean /tmp binds back only these): the
- * absolute paths in its argv (its program files, its interpreter), PATH, Deno and its cache.
- */
-export function neededPaths(argv: readonly string[]): string[] {
-  const path = (Deno.env.get("PATH") ?? "").split(":");
-  const out = [...argv.filter((a) => a.startsWith("/")), ...path, Deno.execPath(), denoDir() ?? ""];
-  return [...new Set(out.filter((p) => p.startsWith("/")))];
-}
-
 /** Thrown when a program would have to run without any sandbox layer and the user did not allow it. */
 export class UnsandboxedError extends Error {
   override name = "UnsandboxedError";
@@ -222,11 +163,14 @@ export function workerCommand(ctx: LaunchContext, builtins: Record<string, Built
     ];
     const d = denoScript(script, [], { read, write: [scope, config.faultLog], env: DENO_WORKER_ENV }, audit);
     const self = selfExec();
-    const boxed = self && ctx.bwrap ? sandboxed(ctx, config, [d.cmd, ...d.args], scratch) : null;
+    // Arrow's own workers are boxed by bubblewrap only (a watch-only namespace is for the user's programs).
+    const boxed = self && ctx.bwrap
+      ? sandboxed({ ...ctx, watch: null }, config, [d.cmd, ...d.args], scratch)
+      : null;
     const env = protocolEnv(ctx, config, scratch);
     return {
-      cmd: boxed ? ctx.bwrap! : d.cmd,
-      args: boxed ? boxed.args : d.args,
+      cmd: boxed ? boxed.argv[0]! : d.cmd,
+      args: boxed ? boxed.argv.slice(1) : d.args,
       env: {
         ...baseEnv(),
         ...env,
@@ -260,38 +204,26 @@ export function workerCommand(ctx: LaunchContext, builtins: Record<string, Built
   };
   const argv = w.argv.map((a) => besidePlan(expand(a, vars), state.plan.dir));
   const env = { ...baseEnv(), ...protocolEnv(ctx, config, scratch), ...(w.env ?? {}) };
-  if (!ctx.bwrap) {
-    if (!ctx.unsandboxed) {
-      throw new UnsandboxedError(
-        `Cannot start ${node.id}: bubblewrap is not available to sandbox it (install it: apt-get install bubblewrap), ` +
-          `or run with --unsandboxed to run it without a sandbox`,
-      );
-    }
-    makeScratch(scratch);
-    return {
-      cmd: argv[0]!,
-      args: argv.slice(1),
-      env,
-      cwd: scope,
-      lockstep: false,
-      audit: null,
-      sandbox: "none",
-      shadows: [],
-      refusing: [],
-      config: null,
-    };
+  if (!ctx.bwrap && !ctx.unsandboxed) {
+    throw new UnsandboxedError(
+      `Cannot start ${node.id}: bubblewrap is not available to sandbox it (install it: apt-get install bubblewrap), ` +
+        `or run with --unsandboxed to run it without a sandbox`,
+    );
   }
+  // Under bubblewrap; unconfined (--unsandboxed), in a watch-only namespace where one can be made, else bare.
   const boxed = sandboxed(ctx, config, argv, scratch);
+  if (!boxed) makeScratch(scratch);
+  const run = boxed?.argv ?? argv;
   return {
-    cmd: ctx.bwrap,
-    args: boxed.args,
+    cmd: run[0]!,
+    args: run.slice(1),
     env,
     cwd: scope,
     lockstep: false,
     audit: null,
-    sandbox: "bwrap",
-    shadows: boxed.shadows,
-    refusing: boxed.refusing,
+    sandbox: boxed?.by === "bwrap" ? "bwrap" : "none",
+    shadows: boxed?.shadows ?? [],
+    refusing: boxed?.refusing ?? [],
     config: null,
   };
 }
@@ -323,7 +255,7 @@ function agentCommand(
       `Cannot start agent ${node.id}: bubblewrap is not available to sandbox its commands (${"install it: apt-get install bubblewrap"}), or run with --unsandboxed`,
     );
   }
-  const boxed = ctx.bwrap ? sandboxed(ctx, config, [], scratch) : null;
+  const boxed = sandboxed(ctx, config, [], scratch);
   if (!boxed) makeScratch(scratch);
   const cast = config.faults.find((f) =>
     f.kind === "bait" && (f.attempts as number[] | undefined ?? [1]).includes(ctx.attempt)
@@ -358,7 +290,7 @@ function agentCommand(
     attempt: ctx.attempt,
     lap: config.lap,
     resume: config.resume,
-    sandbox: boxed ? [ctx.bwrap!, ...boxed.args] : [], // ends with "--": the command follows
+    sandbox: boxed?.argv ?? [], // the command's argv follows
     usage: `${runDir}/.arrow/usage/${node.id}.jsonl`,
     transcript: `${runDir}/logs/agent/${node.id}.jsonl`,
     ...(bait?.prompt ? { bait: bait.prompt } : {}),
@@ -381,7 +313,7 @@ function agentCommand(
     cwd: config.scope,
     lockstep: false,
     audit: null,
-    sandbox: boxed ? "bwrap" : "none",
+    sandbox: boxed?.by === "bwrap" ? "bwrap" : "none",
     shadows: boxed?.shadows ?? [],
     refusing: boxed?.refusing ?? [],
     config: null,

@@ -9,6 +9,7 @@ import { canonical } from "../../model/json.ts";
 import type { RunState } from "../../model/state.ts";
 import { ancestors, parents } from "../../model/topology.ts";
 import type { InputRef, WorkerConfig } from "../../workers/lib/config.ts";
+import type { Unshare } from "../sandbox/namespace.ts";
 export interface LaunchContext {
   runDir: string;
   state: RunState;
@@ -19,6 +20,8 @@ export interface LaunchContext {
   bwrap: string | null;
   /** The user allowed programs to run without any sandbox layer (no bubblewrap here). */
   unsandboxed?: boolean;
+  /** Unconfined, how to watch a program in a mount namespace of its own (null: it cannot be made here). */
+  watch?: Unshare | null;
   /** The directory holding other runs (hidden from sandboxed programs), when known. */
   runsDir?: string | null;
 }

@@ -1,353 +1,49 @@
 /**
- * The bubblewrap layout a sandboxed program runs in. It sees the system and its own program's environment
- * read-only (a venv, conda or pyenv under $HOME keeps working), its inputs and its scope — not other nodes'
- * scopes, not the run's state and logs, not other runs, not secrets, no network. No write is refused in
- * silence where Arrow can give it somewhere to land: the top level of $HOME, the project directory and the
- * run's nodes/ are shadow directories Arrow inspects, and the run's own directory, other runs and hidden data
- * directories are empty shadows (they look empty; a write there is seen); /tmp is an empty shadow whatever
- * the host's /tmp holds
- * (only the entries the program needs are bound back, so its cost and its start do not depend on /tmp); and
- * the input scopes the program may read — and the plan's directory, beside its runs or not — are copies in
- * its shadow (lanes.ts), compared after, so an edit of an input, of the harness or of an evaluator is seen
- * and named while the original stays untouched; a stream source's copy is kept in step with it every tick.
- * Mounts are made outer first, so a copy never covers what is mounted inside it. bubblewrap
- * resolves bind sources on the host and creates missing mount points inside the shadows; those mount points
- * are listed so they are never mistaken for writes.
+ * A sandbox layout (layout.ts) rendered as bubblewrap arguments: the system read-only, the layout's mounts
+ * over it, no network, a new session and pid namespace. bubblewrap resolves bind sources on the host and
+ * creates missing mount points inside the shadows, which the layout lists so they are never mistaken for
+ * writes.
  *
  * @module
  */
-import { listFiles } from "../scope/scope_files.ts";
-import { copyable, copyLane, type Refusal, type Shadow, sigAt, signature } from "./lanes.ts";
+import { type Layout, type Mount, planLayout } from "./layout.ts";
+import type { Refusal, Shadow } from "./lanes.ts";
 
-export { COPY_LIMIT, type Refusal, type Shadow, shadowPath, signature, syncLane } from "./lanes.ts";
+export { MAX_SHADOWED_ENTRIES, planLayout, SECRETS, TOP_COPY } from "./layout.ts";
+export type { Layout, Mount } from "./layout.ts";
+export {
+  COPY_LIMIT,
+  type Refusal,
+  type Shadow,
+  shadowPath,
+  shadowWrites,
+  signature,
+  syncLane,
+} from "./lanes.ts";
 
-/** Files and directories under $HOME that hold credentials: masked inside every sandbox. */
-export const SECRETS = [
-  ".ssh",
-  ".aws",
-  ".gnupg",
-  ".netrc",
-  ".config/gcloud",
-  ".azure",
-  ".kube",
-  ".docker",
-  ".git-credentials",
-  ".pypirc",
-  ".npmrc",
-  ".config/gh",
-  ".password-store",
-];
-
-export interface Layout {
-  runDir: string;
-  /** Directory holding other runs (hidden), when the run lives in one. */
-  runsDir: string | null;
-  scope: string;
-  /** Scopes the program may read (its artifact ancestors and stream sources). */
-  readable: string[];
-  /** Writable extras: scratch directories and the fault log file. */
-  writable: string[];
-  /** Where this attempt's shadows live (one per attempt, so a restart is not blamed for an earlier one). */
-  shadowRoot: string;
-  /** Every scope of the plan, relative to nodes/ (mirrored empty in the nodes/ shadow). */
-  scopes: readonly string[];
-  /** Host directories whose top level is shadowed (/tmp, $HOME, the project directory). */
-  watched: string[];
-  /**
-   * Watched directories shared with the whole machine (/tmp): their entries are never listed; only those
-   * holding a path in `needed` are bound back.
-   */
-  lean?: string[];
-  /** Host paths the program needs to see (its program files, PATH, Deno): bound back in a lean directory. */
-  needed?: string[];
-  /**
-   * Read-only lanes given as copies (input scopes), so a write attempt lands in the copy and is seen. A lane
-   * past COPY_LIMIT is bound read-only instead, and named in the result's `refusing` list.
-   */
-  copied?: string[];
-  /**
-   * Lanes still being written by their owner (stream sources), given as copies Arrow keeps in step with
-   * them every tick (`syncLane`), so a write attempt into one lands in the copy and is seen too.
-   */
-  synced?: string[];
-  home: string | null;
-  /**
-   * Read-only everywhere, scope included (acceptance commands, evaluators, tree recomputations); no input
-   * is copied, but `watched` directories are still shadows when given.
-   */
-  readOnly?: boolean;
-  /**
-   * With `readOnly`: the scope is given as a copy (within COPY_LIMIT), compared after, so a check that
-   * writes the scope it judges is seen; past the limit it is bound read-only and named in `refusing`.
-   */
-  copyScope?: boolean;
-  /** More host paths hidden like the run: a directory behind an empty shadow, a file behind /dev/null. */
-  masked?: string[];
-}
-
-/** Most entries a watched directory may have to be shadowed (each is bound back one by one). */
-export const MAX_SHADOWED_ENTRIES = 400;
-
-/**
- * Top-level regular files of a watched directory ($HOME, the project directory) given as copies in its
- * shadow, so an edit of `~/.bashrc` or `<project>/evaluate.py` lands there and is seen: each at most
- * `file` bytes, at most `files` of them and `bytes` in all per directory. Larger ones stay read-only binds.
- */
-export const TOP_COPY = { files: 200, bytes: 8 << 20, file: 1 << 20 };
-
-function lstat(p: string): Deno.FileInfo | null {
-  try {
-    return Deno.lstatSync(p);
-  } catch {
-    return null;
+/** One mount as bubblewrap arguments: an entry bound back may vanish before bwrap runs (`-try`). */
+function bwrapArgs(m: Mount): string[] {
+  switch (m.op) {
+    case "bind":
+      return ["--bind", m.from, m.at];
+    case "ro-bind":
+      return ["--ro-bind", m.from, m.at];
+    case "back":
+      return ["--ro-bind-try", m.from, m.at];
+    case "symlink":
+      return ["--symlink", m.target, m.at];
+    case "dir":
+      return ["--dir", m.at];
   }
 }
 
-function readLink(p: string): string | null {
-  try {
-    return Deno.readLinkSync(p);
-  } catch {
-    return null;
-  }
-}
-
-const under = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith("/") ? dir : dir + "/");
-
-/** The top-level entries of `dir` that hold one of `paths` (or are one). */
-function holders(dir: string, paths: readonly string[]): string[] {
-  const names = new Set<string>();
-  for (const p of paths) {
-    if (!under(p, dir) || p === dir) continue;
-    names.add(p.slice(dir.length + 1).split("/")[0]!);
-  }
-  return [...names].sort();
-}
-
-/** Number of path components: mounts are made outer first, so an inner one is never covered. */
-const depth = (p: string) => p.split("/").filter(Boolean).length;
-
-/**
- * bubblewrap arguments (everything before `--`), the shadows to inspect, and the lanes left refusing.
- * Mounts are collected with where they land and emitted outer first (stable among equals), so a lane that
- * holds other mounts (a plan directory holding the runs) is mounted before them and never covers them.
- */
+/** bubblewrap arguments (everything before `--`), the shadows to inspect, and the lanes left refusing. */
 export function bwrapLayout(o: Layout): { args: string[]; shadows: Shadow[]; refusing: Refusal[] } {
-  const mounts: { at: string; args: string[] }[] = [];
-  const mount = (at: string, ...args: string[]) => mounts.push({ at, args });
-  const shadows: Shadow[] = [];
-  const refusing: Refusal[] = [];
-  const secrets = o.home ? SECRETS.map((s) => `${o.home}/${s}`) : [];
-  const hidden = [o.runDir, ...(o.masked ?? [])];
-  if (o.runsDir && under(o.runDir, o.runsDir) && o.runsDir !== o.runDir) hidden.push(o.runsDir);
-  // Hidden files (a secret such as ~/.netrc) are empty writable files of their own (below): a watched
-  // directory's shadow binds nothing of theirs back.
-  const hiddenFiles = new Set([...secrets, ...hidden].filter((p) => p !== o.runDir && lstat(p)?.isFile));
-  // Read-only lanes given as copies. A lane may hold the run or other mounts (a plan directory beside its
-  // runs/): those subtrees are left out of the copy, mounted over it as usual.
-  const synced = new Set(o.readOnly ? [] : o.synced ?? []);
-  const copied = new Set(o.readOnly ? [] : [...o.copied ?? [], ...synced]);
-  const watched = [...new Set(o.watched)].filter((d) => d !== "/" && lstat(d)?.isDirectory)
-    .sort((a, b) => a.length - b.length);
-  const lanes = new Map<string, string[] | { why: string }>();
-  for (const r of o.readable) {
-    if (r === o.scope || !copied.has(r)) continue;
-    const skip = [...hidden, ...secrets, ...watched, ...o.writable, o.scope, o.shadowRoot]
-      .filter((x) => x !== r && under(x, r));
-    lanes.set(r, copyable(r, skip));
-  }
-  const lean = new Set(o.lean ?? []);
-  for (const d of watched) {
-    // A watched directory that is itself a copied lane (the plan's directory as the project directory)
-    // is observed by its copy, file by file, instead of by a top-level shadow.
-    if (Array.isArray(lanes.get(d))) continue;
-    // A shared directory (/tmp) is never listed: its size, and entries vanishing under a busy machine,
-    // must not change what a start costs or whether it succeeds.
-    const names = lean.has(d)
-      ? holders(d, [...(o.needed ?? []), o.runDir, o.scope, ...o.readable, ...o.writable, ...watched])
-      : [...Deno.readDirSync(d)].map((e) => e.name);
-    // Each entry bound back is a mount: past a few hundred, the directory stays read-only instead
-    // (a write there is refused, not caught in a shadow).
-    if (names.length > MAX_SHADOWED_ENTRIES) {
-      refusing.push({
-        path: d,
-        why: `${names.length} entries, more than ${MAX_SHADOWED_ENTRIES} (MAX_SHADOWED_ENTRIES)`,
-      });
-      continue;
-    }
-    const tag = d.replaceAll("/", "_");
-    const dir = `${o.shadowRoot}/host${tag}`;
-    Deno.mkdirSync(dir, { recursive: true });
-    mount(d, "--bind", dir, d);
-    const ignore: string[] = [];
-    const baseline: Record<string, string> = {};
-    let copies = 0;
-    let bytes = 0;
-    // Anyone may remove an entry of a shared directory between this listing and bwrap's mounts: a
-    // vanished entry is skipped (--ro-bind-try), never a failed start.
-    for (const name of names) {
-      const p = `${d}/${name}`;
-      const st = lstat(p);
-      if (hiddenFiles.has(p)) {
-        ignore.push(name); // its mount point: the empty file of its own is bound there
-        continue;
-      }
-      // A small regular file of a directory that is not shared is a copy: an edit lands in it, is seen.
-      const small = st?.isFile && !lean.has(d) && st.size <= TOP_COPY.file &&
-        copies < TOP_COPY.files && bytes + st.size <= TOP_COPY.bytes;
-      if (small && copyTop(p, `${dir}/${name}`, baseline, name)) {
-        copies++;
-        bytes += st.size;
-        continue;
-      }
-      if (st?.isSymlink) {
-        const target = readLink(p);
-        if (target === null) continue;
-        mount(p, "--symlink", target, p);
-      } else if (st || !lean.has(d)) mount(p, "--ro-bind-try", p, p);
-      else continue;
-      ignore.push(name);
-    }
-    shadows.push({ dir, shows: d, ignore, ...(copies ? { baseline } : {}) });
-  }
-  // Shadows whose mount points inside (made by bubblewrap) are listed once every mount is known.
-  const inspected: { at: string; shadow: Shadow }[] = [];
-  // A lane given as a copy standing where it is: the program reads the same bytes, what it writes stays.
-  const laneCopy = (r: string, files: string[]): Shadow => {
-    const rel = under(r, `${o.runDir}/nodes`)
-      ? r.slice(o.runDir.length + 1)
-      : `host${r.replaceAll("/", "_")}`;
-    const dir = `${o.shadowRoot}/lanes/${rel}`;
-    const baseline = copyLane(r, dir, files);
-    mount(r, "--bind", dir, r);
-    const shows = under(r, o.runDir) ? r.slice(o.runDir.length + 1) : r;
-    const shadow: Shadow = { dir, shows, ignore: [], baseline };
-    shadows.push(shadow);
-    return shadow;
-  };
-  // Outer first, so an inner hiding (the run inside a hidden data directory) is not undone. A hidden
-  // directory (a secret one under $HOME too) looks empty; what a program writes there lands in a shadow of
-  // its own and is seen.
-  const hiding = [...new Set([...secrets, ...hidden])].sort((a, b) => a.length - b.length);
-  for (const d of hiding) {
-    const st = d === o.runDir ? null : lstat(d);
-    if (hiddenFiles.has(d)) {
-      shadows.push(emptyFile(d, `${o.shadowRoot}/hidden/file${d.replaceAll("/", "_")}`, mount));
-      continue;
-    }
-    if (d !== o.runDir && !st?.isDirectory) {
-      if (st) mount(d, "--ro-bind", "/dev/null", d);
-      continue;
-    }
-    const dir = `${o.shadowRoot}/hidden/${d === o.runDir ? "run" : `host${d.replaceAll("/", "_")}`}`;
-    Deno.mkdirSync(dir, { recursive: true });
-    mount(d, "--bind", dir, d);
-    const shadow: Shadow = { dir, shows: under(d, o.runDir) ? d.slice(o.runDir.length + 1) : d, ignore: [] };
-    inspected.push({ at: d, shadow });
-    shadows.push(shadow);
-  }
-  const nodes = `${o.shadowRoot}/nodes`;
-  if (o.readOnly) {
-    mount(`${o.runDir}/nodes`, "--dir", `${o.runDir}/nodes`);
-  } else if (o.scopes.length > 0) {
-    for (const s of o.scopes) Deno.mkdirSync(`${nodes}/${s}`, { recursive: true });
-    mount(`${o.runDir}/nodes`, "--bind", nodes, `${o.runDir}/nodes`);
-    shadows.push({ dir: nodes, shows: "nodes", ignore: [] });
-  }
-  for (const r of o.readable) {
-    if (r === o.scope) continue;
-    const files = lanes.get(r);
-    if (!Array.isArray(files)) {
-      if (files) refusing.push({ path: r, why: files.why });
-      // A watched directory keeps its top-level shadow: a read-only bind would cover it.
-      if (o.readOnly || !watched.includes(r)) mount(r, "--ro-bind", r, r);
-      continue;
-    }
-    const shadow = laneCopy(r, files);
-    if (synced.has(r)) {
-      shadow.source = r;
-      shadow.synced = Object.fromEntries(files.map((f) => [f, sigAt(`${r}/${f}`)!]));
-    }
-    inspected.push({ at: r, shadow });
-  }
-  // A read-only check's scope as a copy, so a write to what it judges is seen; otherwise a bind.
-  const own = o.readOnly && o.copyScope ? copyable(o.scope, [...o.writable, o.shadowRoot]) : null;
-  if (Array.isArray(own)) inspected.push({ at: o.scope, shadow: laneCopy(o.scope, own) });
-  else {
-    if (own) refusing.push({ path: o.scope, why: own.why });
-    mount(o.scope, o.readOnly ? "--ro-bind" : "--bind", o.scope, o.scope);
-  }
-  for (const w of o.writable) mount(w, "--bind", w, w);
-  // What bubblewrap mounts inside a copy or a hidden directory (the runs in a plan directory, the run's
-  // nodes/ and scratch) it creates there first: never a write of the program's.
-  for (const { at, shadow } of inspected) {
-    shadow.ignore = mounts.filter((m) => m.at !== at && under(m.at, at)).map((m) =>
-      m.at.slice(at.length + 1)
-    );
-  }
+  const { mounts, shadows, refusing } = planLayout(o);
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
-  for (
-    const m of mounts.map((m, i) => ({ ...m, i })).sort((a, b) => depth(a.at) - depth(b.at) || a.i - b.i)
-  ) {
-    args.push(...m.args);
-  }
+  for (const m of mounts) args.push(...bwrapArgs(m));
   args.push("--unshare-all", "--die-with-parent", "--new-session", "--chdir", o.scope);
   return { args, shadows, refusing };
-}
-
-/** Copies a top-level file into a watched directory's shadow; false when it vanished meanwhile. */
-function copyTop(from: string, to: string, baseline: Record<string, string>, name: string): boolean {
-  try {
-    Deno.copyFileSync(from, to);
-    baseline[name] = signature(Deno.lstatSync(to));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * A hidden file (a secret such as ~/.netrc) as an empty writable file of its own: the program sees nothing
- * of the original, and what it writes there is seen (the shadow's one file no longer matches its baseline).
- */
-function emptyFile(path: string, dir: string, mount: (at: string, ...args: string[]) => void): Shadow {
-  const name = path.slice(path.lastIndexOf("/") + 1);
-  Deno.mkdirSync(dir, { recursive: true });
-  Deno.writeFileSync(`${dir}/${name}`, new Uint8Array());
-  mount(path, "--bind", `${dir}/${name}`, path);
-  return {
-    dir,
-    shows: path.slice(0, path.lastIndexOf("/")),
-    ignore: [],
-    baseline: { [name]: signature(Deno.lstatSync(`${dir}/${name}`)) },
-  };
-}
-
-/**
- * What landed in a shadow: any file of a plain shadow; in a copy of a read-only lane, a file that is new or
- * differs from its copied signature ("write") or is gone ("delete").
- */
-export function shadowWrites(shadow: Shadow): { rel: string; op: "write" | "delete" }[] {
-  const out: { rel: string; op: "write" | "delete" }[] = [];
-  const seen = new Set<string>();
-  for (const rel of listFiles(shadow.dir)) {
-    if (shadow.ignore.includes(rel)) continue;
-    seen.add(rel);
-    const was = shadow.baseline?.[rel];
-    if (was !== undefined) {
-      let now: string | null = null;
-      try {
-        now = signature(Deno.lstatSync(`${shadow.dir}/${rel}`));
-      } catch {
-        // removed since the listing: reported as gone below
-      }
-      if (now === was) continue;
-    }
-    out.push({ rel, op: "write" });
-  }
-  for (const rel of Object.keys(shadow.baseline ?? {})) {
-    if (!seen.has(rel)) out.push({ rel, op: "delete" });
-  }
-  return out.sort((a, b) => a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0);
 }
 
 let probed: string | null | undefined;

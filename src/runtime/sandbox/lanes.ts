@@ -1,7 +1,7 @@
 /**
- * The read-only lanes a sandboxed program is given as copies (bwrap.ts lays them out): what is copied, the
- * signature each copied file is compared by, and how a copy of a lane still being written (a stream source)
- * is kept in step with it.
+ * The shadows a sandboxed program writes into and the read-only lanes it is given as copies (layout.ts lays
+ * them out): what is copied, the signature each copied file is compared by, how a copy of a lane still being
+ * written (a stream source) is kept in step with it, and what landed in a shadow (`shadowWrites`).
  *
  * @module
  */
@@ -29,6 +29,8 @@ export interface Shadow {
    */
   source?: string;
   synced?: Record<string, string>;
+  /** What catches a write landing here, when not bubblewrap's shadow: a watch-only mount namespace's. */
+  by?: "namespace-shadow";
 }
 
 /** Largest read-only lane copied into a shadow (files and bytes); a larger one is bound read-only. */
@@ -167,4 +169,32 @@ export function syncLane(shadow: Shadow): void {
 /** Where a file found in `shadow` stands, as evidence shows it. */
 export function shadowPath(shadow: Shadow, rel: string): string {
   return shadow.shows ? `${shadow.shows}/${rel}` : rel;
+}
+
+/**
+ * What landed in a shadow: any file of a plain shadow; in a copy of a read-only lane, a file that is new or
+ * differs from its copied signature ("write") or is gone ("delete").
+ */
+export function shadowWrites(shadow: Shadow): { rel: string; op: "write" | "delete" }[] {
+  const out: { rel: string; op: "write" | "delete" }[] = [];
+  const seen = new Set<string>();
+  for (const rel of listFiles(shadow.dir)) {
+    if (shadow.ignore.includes(rel)) continue;
+    seen.add(rel);
+    const was = shadow.baseline?.[rel];
+    if (was !== undefined) {
+      let now: string | null = null;
+      try {
+        now = signature(Deno.lstatSync(`${shadow.dir}/${rel}`));
+      } catch {
+        // removed since the listing: reported as gone below
+      }
+      if (now === was) continue;
+    }
+    out.push({ rel, op: "write" });
+  }
+  for (const rel of Object.keys(shadow.baseline ?? {})) {
+    if (!seen.has(rel)) out.push({ rel, op: "delete" });
+  }
+  return out.sort((a, b) => a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0);
 }
