@@ -16,14 +16,16 @@ the merge gate) and final-test rows (scored once, at the end, for the starting a
 Each cycle: pick a node to expand (UCB over dev gain with visit counts), ideate hypotheses under it (missing
 indicators, log/ratio/product, binning, rare levels, frequency and out-of-fold target encoding, text features,
 group statistics, dropping a column, whole-model settings, a regularised linear model, ensembles of evaluated
-nodes — or an LLM's own module), run each in its own sandboxed executor (a Deno child that can read only its
+nodes — or an LLM's own module), screen three times as many as there are executors on one or two dev folds
+and keep the best (--screen), run each in its own sandboxed executor (a Deno child that can read only its
 dev rows and its scope and write only its scope; under bubblewrap the rest of the data is not even there),
-recompute its claimed dev score from its artifact, distil an insight (helped / hurt / neutral / failed: the
-node's out-of-fold per-row losses paired with its parent's on every dev row, labelled only beyond their
-noise) and pass it up the tree, and once the
-cycles are spent, send the node the held-out rows are likeliest to confirm to the merge gate (its out-of-fold
-per-row loss beats the start's with the largest z on the dev rows; with --gate-at cycle, each cycle's best
-newcomer) when it beats the incumbent on the same folds beyond noise: admitted only if its held-out score
+recompute its claimed dev score from its artifact (and which columns it relies on), distil an insight
+(helped / hurt / neutral / failed: the node's out-of-fold per-row losses paired with its parent's on every
+dev row, labelled only beyond their noise) and pass it up the tree, and once the cycles are spent, send the
+node the held-out rows are likeliest to confirm to the merge gate (of those whose dev score beats the
+start's, the one whose out-of-fold per-row loss promises the largest gain those rows can confirm; with
+--gate-at cycle, each cycle's best newcomer that beats the incumbent on the same folds beyond noise):
+admitted only if its held-out score
 beats the incumbent's by ACCEPT_EPS (0.003) and a paired test over the held-out rows' losses (the mean
 difference's z) clears a bar set so that, over all of the run's planned queries, a
 candidate with no real effect is admitted at most ${GATE_ALPHA * 100} % of the time (Bonferroni; a gain within
