@@ -139,9 +139,8 @@ function onProposed(s: TreeState, ev: Extract<TreeEvent, { e: "proposed" }>): vo
     parent.exhausted = true;
     return next(s);
   }
-  // What was screened and not measured in full stays on the parent, so it is not proposed there again.
-  const dropped = (ev.screened ?? []).filter((c) => !c.promoted);
-  if (dropped.length) parent.screened = [...(parent.screened ?? []), ...dropped];
+  // What was screened stays on the parent: not proposed there again, and evidence for the insights.
+  if (ev.screened?.length) parent.screened = [...(parent.screened ?? []), ...ev.screened];
   const made: TreeNode[] = [];
   for (const h of fresh) {
     const n = newNode(`n${s.order.length}`, parent, s.cycle, h);

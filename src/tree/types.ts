@@ -143,7 +143,7 @@ export interface TreeNode {
   value: number;
   /** The ideator had nothing more to propose here. */
   exhausted: boolean;
-  /** Candidates screened under this node and not measured in full (not proposed here again). */
+  /** Candidates screened under this node, promoted or not (not proposed here again; insights read them). */
   screened?: ScreenedCandidate[];
   /** Children's outcomes by family, and one sentence saying what they taught. */
   tally: FamilyTally;

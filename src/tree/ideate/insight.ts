@@ -173,3 +173,42 @@ export function familyEffects(nodes: Record<string, TreeNode>, scale: number): M
   }
   return out;
 }
+
+/** What the screens measured of a family, a column or one hypothesis, in standard errors (z). */
+export interface ScreenEffect {
+  n: number;
+  /** Mean z shrunk toward none (each screen's z ~ N(μ, 1), prior μ ~ N(0, 1)): k·z̄ / (k + 1). */
+  shrunk: number;
+  /** Its posterior standard deviation, 1/√(k + 1): it shrinks with every screen. */
+  sd: number;
+}
+
+/**
+ * Every screen's evidence in the tree (execute/screen.ts: each candidate's per-row loss z against its parent
+ * on the screen's dev rows), pooled by family, by column (feature steps only) and by hypothesis key: the
+ * effect of a change measured many times over, cheaply, where full measurements come two a cycle. A z is
+ * already on the scale of its own noise, so screens of different parents and datasets pool as they are.
+ */
+export function screenEffects(nodes: Record<string, TreeNode>): {
+  family: Map<Family, ScreenEffect>;
+  column: Map<string, ScreenEffect>;
+  key: Map<string, ScreenEffect>;
+} {
+  const by = { family: new Map<Family, number[]>(), column: new Map<string, number[]>(), key: new Map() };
+  const add = <K>(m: Map<K, number[]>, k: K, z: number) => m.set(k, [...(m.get(k) ?? []), z]);
+  for (const n of Object.values(nodes)) {
+    for (const c of n.screened ?? []) {
+      if (!c.gain || !Number.isFinite(c.gain.z)) continue;
+      const z = Math.max(-6, Math.min(6, c.gain.z));
+      add(by.family, c.family, z);
+      add(by.key as Map<string, number[]>, c.key, z);
+      for (const col of c.columns) add(by.column, col, z);
+    }
+  }
+  const pool = <K>(m: Map<K, number[]>) =>
+    new Map([...m].map(([k, zs]) => {
+      const sum = zs.reduce((t, z) => t + z, 0);
+      return [k, { n: zs.length, shrunk: sum / (zs.length + 1), sd: 1 / Math.sqrt(zs.length + 1) }];
+    }));
+  return { family: pool(by.family), column: pool(by.column), key: pool(by.key as Map<string, number[]>) };
+}

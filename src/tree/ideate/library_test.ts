@@ -12,7 +12,7 @@ import {
   linearIdeas,
 } from "./library.ts";
 import { step } from "../step.ts";
-import { familyEffects } from "./insight.ts";
+import { familyEffects, screenEffects } from "./insight.ts";
 import type { Hypothesis, TreeEvent, TreeState } from "../types.ts";
 
 const baseline: TreeEvent[] = [
@@ -299,5 +299,42 @@ Deno.test("libraryIdeas() with insights puts an interaction of the parent's stro
   deepEqual(
     keys(measured(importance, { insights: false })),
     keys(run(fakeStart({ insights: false }), baseline).state),
+  );
+});
+
+Deno.test("screenEffects() pools the screens by family, column and key; with insights a family the screens found worse gives way", () => {
+  const s = run(fakeStart(), baseline).state;
+  const screened = (key: string, family: Hypothesis["family"], columns: string[], z: number) => ({
+    key,
+    family,
+    columns,
+    text: key,
+    gain: { loss: "logloss" as const, gain: 0.01 * z, se: 0.01, n: 100, z },
+    problem: null,
+    promoted: false,
+  });
+  const before = libraryIdeas(s, "n0", 60, 1).map((h) => h.key);
+  // Four linear models screened elsewhere, all clearly worse; a ratio on x3 clearly better.
+  s.nodes.n0!.screened = [
+    ...[1, 2, 3, 4].map((i) => screened(`linear_model::alpha=${i}`, "linear_model", [], -2.5)),
+    screened("ratio:x3+x9", "ratio", ["x3"], 3),
+  ];
+  const e = screenEffects(s.nodes);
+  equal(e.family.get("linear_model")!.n, 4);
+  equal(e.family.get("linear_model")!.shrunk, (4 * -2.5) / 5, "k·z̄/(k + 1)");
+  equal(e.family.get("linear_model")!.sd, 1 / Math.sqrt(5));
+  equal(e.column.get("x3")!.shrunk, 1.5);
+  const after = libraryIdeas(s, "n0", 60, 1).map((h) => h.key);
+  const firstLinear = (ks: string[]) => ks.findIndex((k) => k.startsWith("linear_model"));
+  truthy(firstLinear(after) > firstLinear(before), `${firstLinear(after)} vs ${firstLinear(before)}`);
+  const x3 = (ks: string[]) => ks.findIndex((k) => k.includes("x3") && !k.startsWith("drop"));
+  truthy(x3(after) <= x3(before), `${x3(after)} vs ${x3(before)}`);
+  // Without insights the screens change no ranking.
+  const t = run(fakeStart({ insights: false }), baseline).state;
+  const plain = libraryIdeas(t, "n0", 60, 1).map((h) => h.key);
+  t.nodes.n0!.screened = s.nodes.n0!.screened;
+  deepEqual(
+    libraryIdeas(t, "n0", 60, 1).map((h) => h.key).filter((k) => !k.startsWith("linear")),
+    plain.filter((k) => !k.startsWith("linear")),
   );
 });

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { branchInsights, familyEffects } from "./insight.ts";
+import { branchInsights, familyEffects, screenEffects } from "./insight.ts";
 import type { ColumnEvidence } from "./evidence.ts";
 import type { ArtifactModel, ColumnInfo, Family, TreeNode, TreeState } from "../types.ts";
 import { FAMILY_NAMES, onResiduals } from "./families.ts";
@@ -99,6 +99,25 @@ export function importanceBonus(i: Idea, parent: TreeNode, info: Map<string, Col
   return i.columns.every((c) => top.includes(c)) ? INTERACTION_BONUS : 0;
 }
 
+/** How much the screens' evidence moves an idea at most (insight.ts screenEffects, in units of two standard
+ * errors): its family's (optimistic by EXPLORE of its uncertainty, as an untried family is), its columns',
+ * and its own where it was screened under another parent. */
+export const SCREEN_FAMILY_WEIGHT = 0.5;
+export const SCREEN_COLUMN_WEIGHT = 0.2;
+export const SCREEN_KEY_WEIGHT = 0.3;
+
+const unit = (x: number) => Math.max(-1, Math.min(1, x / 2));
+
+export function screenBonus(i: Idea & { key: string }, e: ReturnType<typeof screenEffects>): number {
+  const f = e.family.get(i.family);
+  let bonus = SCREEN_FAMILY_WEIGHT * unit(f ? f.shrunk + EXPLORE * f.sd : EXPLORE);
+  const cols = i.columns.flatMap((c) => e.column.get(c) ?? []);
+  if (cols.length) bonus += SCREEN_COLUMN_WEIGHT * unit(cols.reduce((t, c) => t + c.shrunk, 0) / cols.length);
+  const k = e.key.get(i.key);
+  if (k) bonus += SCREEN_KEY_WEIGHT * unit(k.shrunk);
+  return bonus;
+}
+
 /** How much a family's measured effect moves an idea (at most; priors span 0–0.9), and how much of its
  * uncertainty counts in its favour (an untried family is as uncertain as the prior allows). */
 export const FAMILY_WEIGHT = 0.3;
@@ -119,12 +138,14 @@ export function withInsights(
   const learned = branchInsights(s.nodes, parent.id);
   const scale = effectScale(s);
   const effects = familyEffects(s.nodes, scale);
+  const screens = screenEffects(s.nodes);
   const elsewhere = offBranch(s, parent);
   const info = new Map(s.dataset.columns.map((c) => [c.name, c]));
   const count = (f: Family, o: string) =>
     learned.filter((l) => l.insight.family === f && l.insight.outcome === o).length;
   return ideas.map((i) => {
-    let score = i.prior + evidenceBonus(i, evidence) + importanceBonus(i, parent, info);
+    let score = i.prior + evidenceBonus(i, evidence) + importanceBonus(i, parent, info) +
+      screenBonus(i, screens);
     const tried = learned.filter((l) => l.key === i.key);
     if (tried.some((l) => l.insight.outcome !== "helped")) return { ...i, score: -Infinity };
     if (count(i.family, "hurt") >= 2 || count(i.family, "failed") >= 2) return { ...i, score: -Infinity };
