@@ -4,11 +4,12 @@
  *
  * @module
  */
-import { equal, ok } from "node:assert/strict";
+import { deepEqual, equal, ok } from "node:assert/strict";
 import { crossValidate, type FeatureTransform } from "../src/tabular/mod.ts";
 import { loadData } from "../src/tree/data.ts";
 import { ARTIFACT_FORMAT } from "../src/tree/execute/executor.ts";
 import { allIdeas, libraryIdeas } from "../src/tree/ideate/library.ts";
+import { moduleSource } from "../src/tree/ideate/library_code.ts";
 import { toolkitSpecifier } from "../src/tree/run.ts";
 import { initialState } from "../src/tree/grow.ts";
 import { ARTIFACT_FORMAT as HARNESS_FORMAT, chain } from "../src/tree/execute/harness/compose.ts";
@@ -68,4 +69,33 @@ Deno.test("the library's modules import, fit on training folds and cross-validat
 
 Deno.test("the coordinator and the harness agree on the artifact format", () => {
   equal(ARTIFACT_FORMAT, HARNESS_FORMAT);
+});
+
+Deno.test("the library's group step counts the training rows that share a value: a surname, a ticket, an id", async () => {
+  const tmp = Deno.makeTempDirSync({ prefix: "arrow-tree-group-" });
+  try {
+    const ctx = { toolkit: toolkitSpecifier(tmp), target: "label", classes: ["no", "yes"], seed: 1 };
+    const src = moduleSource("text_features", ["who"], { part: "group" }, "group", ctx)!;
+    const dir = `${tmp}/nodes/n1/steps`;
+    Deno.mkdirSync(dir, { recursive: true });
+    Deno.writeTextFileSync(`${dir}/001_text_features.ts`, src);
+    const step = (await import(`file://${dir}/001_text_features.ts`)).default as FeatureTransform;
+    const train = [
+      "Braund, Mr. Owen",
+      "Braund, Mrs. Ann",
+      "113803",
+      "113803",
+      "113803",
+      "Allen, Miss. E",
+      null,
+    ]
+      .map((who) => ({ who, label: "no" }));
+    const state = step.fit(train);
+    const out = step.transform(state, [{ who: "braund, Master. Tom" }, { who: "113803" }, { who: "999" }, {
+      who: null,
+    }]).map((r) => (r as Record<string, unknown>)["who~group"]);
+    deepEqual(out, [2, 3, 0, null]);
+  } finally {
+    Deno.removeSync(tmp, { recursive: true });
+  }
 });

@@ -16,7 +16,7 @@
  * @module
  */
 import { DEFAULT_GBDT, type GbdtParams } from "../../tabular/gbdt.ts";
-import { STRONG_GBDT } from "../../tabular/gbdt_params.ts";
+import { OPTIONAL_GBDT_DEFAULTS, STRONG_GBDT } from "../../tabular/gbdt_params.ts";
 import { mulberry32, subSeed } from "../../tabular/prng.ts";
 import { type Idea, pathOf, withInsights } from "./rank.ts";
 import type { ColumnEvidence } from "./evidence.ts";
@@ -127,7 +127,8 @@ export const CONFIG_DRAWS = 4;
  * parent, so re-ideating a parent proposes the same ones) from a distribution around what usually works on
  * small tabular data: learning rate log-uniform in [0.02, 0.2] with stages ≈ 12 / rate (60–400, so the
  * shrinkage is matched by boosting length), depth 2–6, minimum leaf 1–40, L2 log-uniform in [0.1, 10],
- * subsample 0.6–1, bins 32–255.
+ * subsample 0.6–1, bins 32–255, column share 0.5–1, and for half of them twice the stages with early
+ * stopping on 15 % of the training rows held aside (30 stages without a gain).
  */
 export function configIdeas(parent: TreeNode, runSeed: number): Idea[] {
   const rng = mulberry32(subSeed(runSeed, `config:${parent.id}`));
@@ -135,7 +136,8 @@ export function configIdeas(parent: TreeNode, runSeed: number): Idea[] {
   const logUniform = (lo: number, hi: number) =>
     Math.exp(Math.log(lo) + rng() * (Math.log(hi) - Math.log(lo)));
   const linear = parent.artifact.model.kind === "linear";
-  const was: GbdtParams = linear ? { ...DEFAULT_GBDT } : { ...DEFAULT_GBDT, ...parent.artifact.model };
+  const base: GbdtParams = { ...OPTIONAL_GBDT_DEFAULTS, ...DEFAULT_GBDT };
+  const was: GbdtParams = linear ? base : { ...base, ...parent.artifact.model };
   const drawn = Array.from({ length: CONFIG_DRAWS }, (_, i): Idea => {
     const learningRate = Number(logUniform(0.02, 0.2).toPrecision(2));
     const model: Partial<GbdtParams> = {
@@ -146,7 +148,17 @@ export function configIdeas(parent: TreeNode, runSeed: number): Idea[] {
       l2: Number(logUniform(0.1, 10).toPrecision(2)),
       subsample: pick([0.6, 0.7, 0.8, 0.9, 1]),
       maxBins: pick([32, 64, 128, 255]),
+      colsample: pick([0.5, 0.7, 0.85, 1]),
     };
+    // Half the draws grow up to twice the stages and stop on a held-aside part of their training rows, so the
+    // boosting length is found rather than guessed.
+    if (rng() < 0.5) {
+      Object.assign(model, {
+        stages: Math.min(800, 2 * model.stages!),
+        validationFraction: 0.15,
+        earlyStoppingRounds: 30,
+      });
+    }
     const changed = (Object.keys(model) as (keyof GbdtParams)[]).filter((k) => model[k] !== was[k]);
     // From a linear parent, back to a GBDT: the configuration replaces the linear settings whole.
     if (linear) return { ...configIdea(i, model, changed, was), model: { kind: "gbdt", ...model } };
@@ -246,6 +258,13 @@ export function allIdeas(columns: ColumnInfo[], parent: TreeNode, runSeed = 0, b
         `Add the length and word count of ${q(c.name)}.`,
         { part: "length" },
         -0.3,
+      );
+      idea(
+        "text_features",
+        [c.name],
+        `Count the rows that share ${q(c.name)}'s value (a shared ticket or id, a name's surname: a group).`,
+        { part: "group" },
+        -0.1,
       );
     }
   }

@@ -239,6 +239,38 @@ export default step;
 `;
 }
 
+function textGroup(col: string): string {
+  return `const COL = ${lit(col)};
+const OUT = ${lit(`${col}~group`)};
+
+/** The group a value marks: a name's surname (before its comma), else the value itself (a shared ticket, an
+ * id shared by several rows). */
+function keyOf(v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  const s = String(v).trim().toLowerCase();
+  const at = s.indexOf(",");
+  return at > 0 ? s.slice(0, at) : s || null;
+}
+
+const step: FeatureTransform<Record<string, number>> = {
+  fit: (rows) => {
+    const c: Record<string, number> = {};
+    for (const r of rows) {
+      const k = keyOf(r[COL]);
+      if (k !== null) c[k] = (c[k] ?? 0) + 1;
+    }
+    return c;
+  },
+  transform: (sizes, rows) =>
+    rows.map((r: Row) => {
+      const k = keyOf(r[COL]);
+      return { ...r, [OUT]: k === null ? null : Object.hasOwn(sizes, k) ? sizes[k]! : 0 };
+    }),
+};
+export default step;
+`;
+}
+
 function textLength(col: string): string {
   return `const COL = ${lit(col)};
 const LEN = ${lit(`${col}~length`)};
@@ -346,7 +378,8 @@ export function moduleSource(
     case "target_encode":
       return head + targetEncode(a, ctx);
     case "text_features":
-      return head + (params.part === "length" ? textLength(a) : title(a));
+      return head +
+        (params.part === "length" ? textLength(a) : params.part === "group" ? textGroup(a) : title(a));
     case "group_stats":
       return head + groupStats(a, b);
     case "drop_column":
