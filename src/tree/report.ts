@@ -10,7 +10,7 @@ import { lanesSection } from "../record/lanes_section.ts";
 import { blackBoxSection } from "../record/incident_section.ts";
 import { heading, renderDocument, section, table } from "../record/render.ts";
 import { devGain, signOf } from "./ideate/select.ts";
-import { familyEffects } from "./ideate/insight.ts";
+import { familyEffects, screenEffects } from "./ideate/insight.ts";
 import { effectScale, EXPLORE } from "./ideate/rank.ts";
 import { ACCEPT_EPS } from "../thresholds.ts";
 import { plannedComparisons, Z_GATE } from "./step.ts";
@@ -296,6 +296,26 @@ function familyTable(s: TreeState): string[] {
   ]);
 }
 
+/** What the screens measured (execute/screen.ts), pooled by family (ideate/insight.ts screenEffects). */
+function screenTable(s: TreeState): string[] {
+  const all = s.order.flatMap((id) => s.nodes[id]!.screened ?? []);
+  if (!all.length) return [];
+  const rows = [...screenEffects(s.nodes).family].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([f, e]) => [
+    f,
+    String(e.n),
+    `${fmtSigned(e.shrunk)} ± ${e.sd.toFixed(2)}`,
+  ]);
+  const promoted = all.filter((c) => c.promoted).length;
+  return section("What the screens measured", [
+    `${all.length} candidates screened on the first dev folds against their parents' rows, ${promoted} ` +
+    `measured in full (${all.filter((c) => c.problem).length} could not be screened). Per family, the mean ` +
+    `per-row loss z shrunk toward no effect (k·z̄/(k + 1) ± 1/√(k + 1)): with insights on, what ranks the ` +
+    `next candidates beside the full measurements.`,
+    "",
+    ...table(["family", "screened", "effect (z)"], rows),
+  ]);
+}
+
 /** The rows the run used, after rows with no target were dropped: "720 of 800 rows used, 80 dropped: …". */
 export function rowsUsed(d: TreeState["dataset"]): string {
   const used = d.dev + d.heldout + d.test;
@@ -342,6 +362,7 @@ export function renderTreeReport(s: TreeState, incidents: readonly Incident[] = 
       ),
     ),
     ...familyTable(s),
+    ...screenTable(s),
     ...heading("Insights"),
     ...s.order.map((id) => s.nodes[id]!).filter((n) => n.insight).map((n) =>
       `- ${n.id} (${n.status}, dev gain vs root ${fmtSigned(devGain(s, n))}; the Δ below is vs its parent): ${
