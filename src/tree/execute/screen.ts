@@ -14,6 +14,7 @@
  * @module
  */
 import { newNode } from "../grow.ts";
+import { screenEffects } from "../ideate/insight.ts";
 import { libraryWrote } from "../ideate/library.ts";
 import { type LossGain, pairedLoss } from "../gate/row_loss.ts";
 import { pooled, readOof } from "../ensemble.ts";
@@ -49,8 +50,10 @@ const r6 = (x: number) => (Number.isFinite(x) ? Number(x.toPrecision(6)) : x);
 
 /**
  * Screens `candidates` (ranked, best first) for children of `parent` and keeps the `n` whose rows beat the
- * parent's most (by the mean per-row loss gain); those that could not be screened go first, then the rest
- * by gain. Without the parent's kept predictions nothing is screened: the first `n` are kept as ranked.
+ * parent's most surely (by the z of their mean per-row loss gain, the statistic the gate will ask of them;
+ * with insights, shrunk halfway toward their family's screens so far: the posterior mean when a family's
+ * candidates spread about it by one standard error); those that could not be screened go first, then the
+ * rest by that z. Without the parent's kept predictions nothing is screened: the first `n` are kept as ranked.
  */
 export async function screen(
   w: ExecutorWorld,
@@ -106,8 +109,7 @@ export async function screen(
     return { ...base, gain: rounded(pairedLoss(s.config.metric, y, pooled(read.value.preds), ref)) };
   };
   const screened = await inPool(candidates, s.config.executors, one);
-  // The unscreened first (the executors judge them), then by gain; ties keep the ideator's order.
-  const order = screened.map((c, i) => ({ c, i })).sort((a, b) => rank(b.c) - rank(a.c) || a.i - b.i);
+  const order = promotionOrder(screened, s.config.insights ? screenEffects(s.nodes).family : null);
   const keep = new Set(order.slice(0, n).map((x) => x.i));
   return {
     promoted: order.slice(0, n).map((x) => candidates[x.i]!),
@@ -117,7 +119,23 @@ export async function screen(
   };
 }
 
-const rank = (c: ScreenedCandidate) => (c.gain ? c.gain.gain : Infinity);
+/**
+ * The screened candidates in the order they are promoted: the unscreened first (the executors judge them),
+ * then by their screen's z — with `prior` (insights on), shrunk halfway toward what the screens measured of
+ * the candidate's family before (a lucky screen of a family that keeps losing is trusted less); ties keep
+ * the ideator's order.
+ */
+export function promotionOrder(
+  screened: readonly ScreenedCandidate[],
+  prior: ReadonlyMap<string, { shrunk: number }> | null,
+): { c: ScreenedCandidate; i: number }[] {
+  const rank = (c: ScreenedCandidate) => {
+    if (!c.gain) return Infinity;
+    const z = Math.max(-6, Math.min(6, c.gain.z));
+    return prior ? (z + (prior.get(c.family)?.shrunk ?? 0)) / 2 : z;
+  };
+  return screened.map((c, i) => ({ c, i })).sort((a, b) => rank(b.c) - rank(a.c) || a.i - b.i);
+}
 
 function rounded(g: LossGain): LossGain {
   return {
