@@ -55,9 +55,9 @@ Options:
                            artifact.json ({"format":"arrow-tree-artifact/1","steps":["steps/x.ts"],
                            "model":{…}}, its steps beside it; they run as untrusted code)
   --no-insights            Ideate without the branch's insights (the ablation)
-  --screen <k>             Successive halving (tree search, library ideator, local runtime): each cycle
-                           screens k × executors candidates on one or two dev folds and measures the best
-                           executors of them in full (default 3; 1 screens nothing)
+  --screen <k>             Successive halving (tree search, library ideator): each cycle screens k ×
+                           executors candidates on one or two dev folds and measures the best executors of
+                           them in full (default 3; 1 screens nothing)
   --heldout-budget <n>     Most held-out queries, the baseline's included (default 2; with --gate-at
                            cycle, cycles + 1)
   --gate-at end|cycle      When the merge gate is asked: end (default): once the cycles are spent, for the
@@ -70,7 +70,8 @@ Options:
   --budget-seconds <s>     Wall budget of one executor attempt (default 600)
   --runtime local|slurm    Where executors run (default local). slurm: each executor attempt is a batch job
                            on the cluster $SLURM_CONF names, watched through the shared filesystem with the
-                           same hang rule and budget; recomputation, merge gate and final test stay local
+                           same hang rule and budget; screens, recomputation, merge gate and final test stay
+                           local
   --runs-dir <dir>         Where run directories go (default ./runs)
   --resume <run>           Continue an interrupted run (a path, or a run id in the runs directory)
   --unsandboxed            Allow LLM-written code to run without bubblewrap (Deno permissions only)

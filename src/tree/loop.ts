@@ -89,7 +89,7 @@ async function perform(w: TreeWorld, s: TreeState, a: TreeAction): Promise<Perfo
       const evidence = s.config.insights ? parentEvidence(w.runDir, s, w.data, a.parent) : null;
       // Successive halving: the tree screens `screen` times as many candidates as it measures in full, each on
       // one or two dev folds, and keeps the best (execute/screen.ts).
-      const factor = s.config.search === "tree" && s.config.ideator === "library" && !w.slurm
+      const factor = s.config.search === "tree" && s.config.ideator === "library"
         ? Math.max(1, Math.floor(s.config.screen ?? 1))
         : 1;
       const drawn = await w.ideator.ideas(s, a.parent, a.n * factor, a.seed, evidence);

@@ -198,7 +198,7 @@ export interface TreeConfig {
   search: Search;
   insights: boolean;
   /**
-   * Successive halving (tree search, library ideator, local runtime): `screen` times as many candidates as
+   * Successive halving (tree search, library ideator; screens run locally, like recomputations): `screen` times as many candidates as
    * executors are screened on one or two dev folds each cycle and the best measured in full (absent or 1:
    * none screened).
    */

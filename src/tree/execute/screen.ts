@@ -68,7 +68,7 @@ export async function screen(
   const folds = task.splits.folds.slice(0, k);
   const full = readOof(w.runDir, parentId, task.target, task.splits.folds.map((f) => f.valid.length));
   const eligible = candidates.filter((h) => screenable(s, h));
-  if (!full || eligible.length <= n || w.slurm) {
+  if (!full || eligible.length <= n) {
     return { promoted: candidates.slice(0, n), screened: [], childMs: 0, fitMs: 0 };
   }
   const ref = pooled(full.slice(0, k));
