@@ -17,6 +17,7 @@ export {
   type Shadow,
   shadowPath,
   shadowWrites,
+  sigMatches,
   signature,
   syncLane,
 } from "./lanes.ts";

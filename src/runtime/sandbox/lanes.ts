@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { hashRegular } from "../safe_read.ts";
 import { listFiles } from "../scope/scope_files.ts";
 
 /** A shadow directory standing in for a host directory inside the sandbox. */
@@ -19,7 +20,7 @@ export interface Shadow {
   /** Entries bubblewrap itself created in it (mount points of what is bound back): never a write. */
   ignore: string[];
   /**
-   * For a copy of a read-only lane: each file's signature (`size:mtime`) as copied. A file that differs,
+   * For a copy of a read-only lane: each file's signature (`signature`) as copied. A file that differs,
    * appears or disappears is a write attempt; for other shadows any file is one.
    */
   baseline?: Record<string, string>;
@@ -44,9 +45,36 @@ function lstat(p: string): Deno.FileInfo | null {
   }
 }
 
-/** The signature a copied file is compared by: size and modification time. */
-export function signature(st: Deno.FileInfo): string {
-  return `${st.size}:${st.mtime?.getTime() ?? 0}`;
+/**
+ * How recently a file must have changed for its size and times not to tell one write from the next: a
+ * filesystem stamps times from a clock that moves in ticks (milliseconds on ext4, seconds for Deno's
+ * change time, two seconds on FAT), so two same-size writes within a tick look alike.
+ */
+export const RACY_MS = 3_000;
+/** Largest racy file whose content is hashed into its signature (a larger one keeps size and times). */
+const RACY_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The signature a file is compared by: size, modification and change time (a write that puts the
+ * modification time back still moves the change time), and, while either time is recent (`RACY_MS`) or
+ * `hashed` asks, a hash of the content — so a same-size rewrite within one clock tick of the look is seen.
+ */
+export function signature(st: Deno.FileInfo, path: string, hashed = false): string {
+  const m = st.mtime?.getTime() ?? 0;
+  const c = st.ctime?.getTime() ?? 0;
+  const base = `${st.size}:${m}:${c}`;
+  const racy = hashed || Date.now() - Math.max(m, c) < RACY_MS;
+  if (!st.isFile || !racy || st.size > RACY_BYTES) return base;
+  const d = hashRegular(path);
+  return "error" in d ? base : `${base}#${d.hash.slice(0, 24)}`;
+}
+
+/** Whether the file at `path` still has the signature `was` (hashed again when `was` holds a hash). */
+export function sigMatches(was: string | undefined, path: string): boolean {
+  if (was === undefined) return false;
+  const st = lstat(path);
+  if (!st || !(st.isFile || st.isSymlink)) return false;
+  return signature(st, path, was.includes("#")) === was;
 }
 
 /** A lane Arrow could not give as a copy, left a read-only bind (a write there is refused, not caught). */
@@ -97,7 +125,17 @@ export function copyable(dir: string, skip: readonly string[] = []): string[] | 
 
 export function sigAt(p: string): string | null {
   const st = lstat(p);
-  return st && (st.isFile || st.isSymlink) ? signature(st) : null;
+  return st && (st.isFile || st.isSymlink) ? signature(st, p) : null;
+}
+
+/**
+ * Copies a regular file with its modification time, so the copy's signature is not racy (no hash needed)
+ * and any write of the program's moves the time away from the source's.
+ */
+export function copyKeepingTime(from: string, to: string): void {
+  Deno.copyFileSync(from, to);
+  const st = Deno.statSync(from);
+  if (st.mtime) Deno.utimeSync(to, st.atime ?? st.mtime, st.mtime);
 }
 
 /** Copies one file (a link as a link) from `from` to `to` through a temporary name beside it. */
@@ -105,7 +143,7 @@ function copyOne(from: string, to: string): void {
   const tmp = `${to}.arrow-sync`;
   Deno.mkdirSync(to.slice(0, to.lastIndexOf("/")), { recursive: true });
   if (Deno.lstatSync(from).isSymlink) Deno.symlinkSync(Deno.readLinkSync(from), tmp);
-  else Deno.copyFileSync(from, tmp);
+  else copyKeepingTime(from, tmp);
   Deno.renameSync(tmp, to);
 }
 
@@ -119,8 +157,8 @@ export function copyLane(src: string, dst: string, files: string[]): Record<stri
     Deno.mkdirSync(to.slice(0, to.lastIndexOf("/")), { recursive: true });
     const st = Deno.lstatSync(from);
     if (st.isSymlink) Deno.symlinkSync(Deno.readLinkSync(from), to);
-    else Deno.copyFileSync(from, to);
-    baseline[rel] = signature(Deno.lstatSync(to));
+    else copyKeepingTime(from, to);
+    baseline[rel] = signature(Deno.lstatSync(to), to);
   }
   return baseline;
 }
@@ -140,7 +178,12 @@ export function syncLane(shadow: Shadow): void {
   }
   for (const [rel, sig] of now) {
     const to = `${shadow.dir}/${rel}`;
-    if (synced[rel] === sig && sigAt(to) === baseline[rel]) continue;
+    if (
+      synced[rel] !== undefined && sigMatches(synced[rel], `${source}/${rel}`) &&
+      sigMatches(baseline[rel], to)
+    ) {
+      continue;
+    }
     try {
       Deno.removeSync(to, { recursive: true });
     } catch {
@@ -182,15 +225,7 @@ export function shadowWrites(shadow: Shadow): { rel: string; op: "write" | "dele
     if (shadow.ignore.includes(rel)) continue;
     seen.add(rel);
     const was = shadow.baseline?.[rel];
-    if (was !== undefined) {
-      let now: string | null = null;
-      try {
-        now = signature(Deno.lstatSync(`${shadow.dir}/${rel}`));
-      } catch {
-        // removed since the listing: reported as gone below
-      }
-      if (now === was) continue;
-    }
+    if (was !== undefined && sigMatches(was, `${shadow.dir}/${rel}`)) continue;
     out.push({ rel, op: "write" });
   }
   for (const rel of Object.keys(shadow.baseline ?? {})) {

@@ -23,7 +23,7 @@
  *
  * @module
  */
-import { copyable, copyLane, type Refusal, type Shadow, sigAt, signature } from "./lanes.ts";
+import { copyable, copyKeepingTime, copyLane, type Refusal, type Shadow, sigAt, signature } from "./lanes.ts";
 
 /** Files and directories under $HOME that hold credentials: masked inside every confining sandbox. */
 export const SECRETS = [
@@ -353,8 +353,8 @@ function confine(
 /** Copies a top-level file into a watched directory's shadow; false when it vanished meanwhile. */
 function copyTop(from: string, to: string, baseline: Record<string, string>, name: string): boolean {
   try {
-    Deno.copyFileSync(from, to);
-    baseline[name] = signature(Deno.lstatSync(to));
+    copyKeepingTime(from, to);
+    baseline[name] = signature(Deno.lstatSync(to), to);
     return true;
   } catch {
     return false;
@@ -374,6 +374,6 @@ function emptyFile(path: string, dir: string, mounts: Mount[]): Shadow {
     dir,
     shows: path.slice(0, path.lastIndexOf("/")),
     ignore: [],
-    baseline: { [name]: signature(Deno.lstatSync(`${dir}/${name}`)) },
+    baseline: { [name]: signature(Deno.lstatSync(`${dir}/${name}`), `${dir}/${name}`) },
   };
 }

@@ -16,7 +16,7 @@ import type { RunState } from "../../model/state.ts";
 import { writeAtomic } from "../atomic.ts";
 import { besidePlan } from "../backend/launch.ts";
 import { hashRegular } from "../safe_read.ts";
-import { signature } from "../sandbox/bwrap.ts";
+import { sigMatches, signature } from "../sandbox/bwrap.ts";
 import { copyable } from "../sandbox/lanes.ts";
 import type { BlobStore } from "./blobs.ts";
 
@@ -76,7 +76,7 @@ export function declaredFiles(state: RunState): string[] {
 function sigOf(path: string): string | null {
   try {
     const st = Deno.lstatSync(path);
-    return st.isFile ? signature(st) : `not a file`;
+    return st.isFile ? signature(st, path) : `not a file`;
   } catch {
     return null;
   }
@@ -150,7 +150,9 @@ export class PlanFiles {
     const files = "files" in now ? now.files : {};
     const out: PlanFileChange[] = [];
     for (const [rel, sig] of Object.entries(files)) {
-      if (was.files[rel] !== sig) out.push({ path: `${dir}/${rel}`, op: "write", restored: false });
+      if (was.files[rel] !== sig && !sigMatches(was.files[rel], `${dir}/${rel}`)) {
+        out.push({ path: `${dir}/${rel}`, op: "write", restored: false });
+      }
     }
     for (const rel of Object.keys(was.files)) {
       if (!(rel in files) && "files" in now) {
@@ -192,7 +194,7 @@ export class PlanFiles {
   check(state: RunState): PlanFileChange[] {
     const out: PlanFileChange[] = [];
     for (const [path, h] of this.#load(state)) {
-      if (sigOf(path) === h.sig) continue;
+      if (sigMatches(h.sig, path)) continue;
       const d = hashRegular(path);
       if (!("error" in d) && d.hash === h.hash) {
         h.sig = sigOf(path) ?? h.sig;

@@ -21,6 +21,7 @@ import { pooled, readOof } from "../ensemble.ts";
 import { type ChildOutcome, runChild, signedLine } from "./child.ts";
 import { type ExecutorWorld, materialize } from "./executor.ts";
 import { screenFolds } from "./harness/inputs.ts";
+import { covered } from "./harness/pool.ts";
 import { readFolds } from "./predictions.ts";
 import { childCommand } from "./sandbox.ts";
 import { inPool } from "../in_pool.ts";
@@ -30,11 +31,11 @@ import type { Hypothesis, ScreenedCandidate, TreeState } from "../types.ts";
 export const SCREEN_FACTOR = 3;
 
 export interface ScreenRun {
-  /** Children's time, summed over the screens and shared among the executors' lanes they ran in. */
   /** The candidates to measure in full, best first: at most `n`. */
   promoted: Hypothesis[];
   /** Every screened candidate with its figures (promoted or not), in the order they were proposed. */
   screened: ScreenedCandidate[];
+  /** How long at least one screen's child was running (the union of their spans): not the loop's time. */
   childMs: number;
   fitMs: number;
 }
@@ -74,7 +75,8 @@ export async function screen(
   const ref = pooled(full.slice(0, k));
   const y = Float64Array.from(folds.flatMap((f) => Array.from(f.valid, (r) => task.target.y[r]!)));
   const sizes = folds.map((f) => f.valid.length);
-  let childMs = 0, fitMs = 0;
+  const spans: [number, number][] = [];
+  let fitMs = 0;
   const one = async (h: Hypothesis, i: number): Promise<ScreenedCandidate> => {
     const base: ScreenedCandidate = {
       key: h.key,
@@ -88,8 +90,9 @@ export async function screen(
     if (!screenable(s, h)) return { ...base, problem: "not screened: its code is not the library's" };
     const label = `screen${s.cycle}.${i}`;
     const scope = materialize(`${w.runDir}/screen/${i}`, s, newNode(label, parent, s.cycle, h));
+    const t0 = performance.now();
     const out = await runScreen(w, s, label, scope);
-    childMs += out.activeMs / Math.max(1, s.config.executors);
+    spans.push([t0, performance.now()]);
     const line = out.nonce ? signedLine(out.stdout, out.nonce) : { ok: false as const, problem: "" };
     const why = out.escapes.length
       ? `it reached outside its lane (${out.escapes[0]!.op} ${out.escapes[0]!.path})`
@@ -114,7 +117,7 @@ export async function screen(
   return {
     promoted: order.slice(0, n).map((x) => candidates[x.i]!),
     screened: screened.map((c, i) => ({ ...c, promoted: keep.has(i) })),
-    childMs,
+    childMs: covered(spans),
     fitMs,
   };
 }
