@@ -22,13 +22,11 @@ export const CTL = {
   kind: 2,
   /** The last job claimed, by the helper or (when the helper is late) by the fitting thread. */
   claim: 3,
-  /** 1 once the helper has bound a fit's arrays. */
-  bound: 4,
   /** 1 while the helper sleeps on `job`, 1 while the fitting thread sleeps on `done`. */
-  helperSleeps: 5,
-  mainSleeps: 6,
+  helperSleeps: 4,
+  mainSleeps: 5,
   /** A job's answer (the partition's left count). */
-  result: 7,
+  result: 6,
   /** The job's arguments. */
   arg: 8,
   size: 24,

@@ -48,7 +48,7 @@ export function closeGbdtThreads(): void {
  */
 const SOLO_JOBS = 64;
 
-/** Waits until ctl[i] === want (the helper finished job `want`, or is bound); true when it had to sleep. */
+/** Waits until ctl[i] === want (the helper finished job `want`); true when it had to sleep. */
 function awaitHelper(h: Helper, i: number, want: number): boolean {
   const waited = waitFor(h.ctl, i, want, false, CTL.mainSleeps, 60_000);
   if (waited === "timed-out") {
@@ -116,9 +116,9 @@ export class ParallelFit {
     };
     this.h = helper;
     this.args = this.h.ctl.subarray(CTL.arg);
-    Atomics.store(this.h.ctl, CTL.bound, 0);
+    // No wait for the helper to take the message (a new worker takes tens of milliseconds to start): until it
+    // does, the fitting thread does every job alone.
     this.h.worker.postMessage({ ...b, ctl: this.h.ctl.buffer });
-    awaitHelper(this.h, CTL.bound, 1);
     const { edges, data } = this.bin(X, maxBins);
     this.edges = edges, this.data = data;
   }

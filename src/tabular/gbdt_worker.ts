@@ -26,8 +26,8 @@ self.onmessage = (e: MessageEvent<Bind>) => {
   const leafStart = new Int32Array(d.leafStart), leafEnd = new Int32Array(d.leafEnd);
   const leafValue = new Float64Array(d.leafValue);
   const scratch = new Int32Array(d.m), left = new Uint8Array(256);
-  let seen = Atomics.load(ctl, CTL.job);
-  signal(ctl, CTL.bound, 1, CTL.mainSleeps);
+  // Every job up to the last claimed one is done; one posted since (before this message came) is still open.
+  let seen = Atomics.load(ctl, CTL.claim);
   for (;;) {
     waitFor(ctl, CTL.job, seen, true, CTL.helperSleeps, Infinity);
     const job = seen = Atomics.load(ctl, CTL.job);
