@@ -17,7 +17,8 @@ import { type Binned, binRows, binTraining } from "./gbdt_bins.ts";
 import { holdOut, matrixRows } from "./gbdt_holdout.ts";
 import { gradients, initialScores, meanLoss, softmax } from "./gbdt_loss.ts";
 import { type GbdtParams, gbdtParams } from "./gbdt_params.ts";
-import { PARALLEL_MIN_ROWS, ParallelFill } from "./gbdt_threads.ts";
+import { addLeaves } from "./gbdt_kernels.ts";
+import { PARALLEL_MIN_ROWS, ParallelFit } from "./gbdt_threads.ts";
 import { type BinTree, growTree, predictBinned } from "./gbdt_tree.ts";
 import type { Prediction } from "./metrics.ts";
 import { mulberry32, subSeed } from "./prng.ts";
@@ -28,7 +29,8 @@ export { closeGbdtThreads } from "./gbdt_threads.ts";
 
 /** How a fit runs, not what it fits: no effect on the model's bytes. */
 export interface FitOptions {
-  /** 2 fills large nodes' histograms on two threads (a helper worker); default 1. */
+  /** 2 splits the binning, large nodes' fills and partitions, and the gradient and score updates over two
+   * threads (the fitting thread and a helper worker); default 1. */
   threads?: number;
 }
 
@@ -111,15 +113,15 @@ function boost(
 ): GbdtModel {
   const n = X.nRows;
   const K = task === "multiclass" ? classes.length : 1;
-  const { edges, data } = binTraining(X, q.maxBins);
   const init = initialScores(task, y, K);
-  const F = new Float64Array(n * K);
-  for (let i = 0; i < n; i++) for (let k = 0; k < K; k++) F[i * K + k] = init[k]!;
   const m = Math.max(1, Math.round(q.subsample * n));
-  // Two threads only pay on many rows, and split features only when every tree reads them all.
-  const par = threads === 2 && m >= PARALLEL_MIN_ROWS && data.p >= 2 && (q.colsample ?? 1) >= 1
-    ? new ParallelFill(data, K, m, 3)
+  // Two threads only pay on many rows.
+  const par = threads === 2 && m >= PARALLEL_MIN_ROWS
+    ? new ParallelFit(X, q.maxBins, y, task, K, m, Math.min(m, 2 ** q.maxDepth))
     : null;
+  const { edges, data } = par ?? binTraining(X, q.maxBins);
+  const F = par?.F ?? new Float64Array(n * K);
+  for (let i = 0; i < n; i++) for (let k = 0; k < K; k++) F[i * K + k] = init[k]!;
   const gh = par?.gh ?? Array.from({ length: K }, () => new Float64Array(2 * n));
   const rng = mulberry32(subSeed(q.seed, "gbdt-subsample"));
   const all = Int32Array.from({ length: n }, (_, i) => i);
@@ -139,7 +141,8 @@ function boost(
   let stage = 0;
   try {
     while (stage < q.stages) {
-      gradients(task, y, F, K, gh);
+      if (par) par.gradients();
+      else gradients(task, y, F, K, gh);
       if (m < n) {
         for (let i = 0; i < m; i++) {
           const j = i + Math.floor(rng() * (n - i));
@@ -152,13 +155,11 @@ function boost(
         if (m === n) idx.set(all);
         opts.features = drawFeatures();
         const tree = growTree(data, gh[k]!, idx, opts, pool);
-        if (m === n) {
-          // Every row was grown: its leaf is known from the partition, no traversal needed.
-          tree.leafStart.forEach((start, l) => {
-            const v = tree.leafValue[l]!, end = tree.leafEnd[l]!;
-            for (let t = start; t < end; t++) F[idx[t]! * K + k]! += v;
-          });
-        } else for (let i = 0; i < n; i++) F[i * K + k]! += predictBinned(tree, data, i);
+        // When every row was grown, its leaf is known from the partition: no traversal needed.
+        const { leafStart, leafEnd, leafValue } = tree;
+        if (m < n) { for (let i = 0; i < n; i++) F[i * K + k]! += predictBinned(tree, data, i); }
+        else if (par) par.addLeaves(tree, k);
+        else addLeaves(F, K, k, idx, leafStart, leafEnd, leafValue, leafStart.length, 0, n);
         watch?.add(tree, k);
         trees.push(toJson(tree, edges));
       }

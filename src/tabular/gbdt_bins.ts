@@ -86,25 +86,56 @@ export function binTraining(X: Matrix, maxBins: number): { edges: Float64Array[]
   const edges: Float64Array[] = [], cols: Uint8Array[] = [];
   for (const col of X.columns) {
     const bins = new Uint8Array(n);
-    let e = cellEdgesAndBins(col, maxBins, scratch, bins);
-    if (!e) {
-      e = columnEdges(col, maxBins);
-      for (let r = 0; r < n; r++) bins[r] = binOf(e, col[r]!);
-    }
-    edges.push(e), cols.push(bins);
+    edges.push(binColumn(col, maxBins, scratch, bins)), cols.push(bins);
   }
   return { edges, data: assemble(n, edges, cols) };
 }
 
-function assemble(n: number, edges: Float64Array[], cols: Uint8Array[]): Binned {
+/** The edges of one training column, its bins written into `bins`: one column of `binTraining`. */
+export function binColumn(
+  col: Float64Array,
+  maxBins: number,
+  scratch: CellScratch,
+  bins: Uint8Array,
+): Float64Array {
+  const e = cellEdgesAndBins(col, maxBins, scratch, bins);
+  if (e) return e;
+  const sorted = columnEdges(col, maxBins);
+  for (let r = 0; r < col.length; r++) bins[r] = binOf(sorted, col[r]!);
+  return sorted;
+}
+
+/** Real bins per feature and each feature's first slot (`offset[p]` slots in all), from the edges. */
+export function binLayout(edges: Float64Array[]): { nBins: Int32Array; offset: Int32Array } {
   const p = edges.length;
   const nBins = Int32Array.from(edges, (e) => e.length + 1);
   const offset = new Int32Array(p + 1);
   for (let f = 0; f < p; f++) offset[f + 1] = offset[f]! + nBins[f]! + 1;
-  const slots = offset[p]! <= 65536 ? new Uint16Array(n * p) : new Int32Array(n * p);
-  for (let f = 0; f < p; f++) {
-    const o = offset[f]!, c = cols[f]!;
-    for (let r = 0, s = f; r < n; r++, s += p) slots[s] = o + c[r]!;
+  return { nBins, offset };
+}
+
+/** Writes the row-major slots of rows [from, to), a block of rows at a time (a column's run stays cached). */
+export function writeSlots(
+  slots: Uint16Array | Int32Array,
+  cols: Uint8Array[],
+  offset: Int32Array,
+  from: number,
+  to: number,
+): void {
+  const p = cols.length;
+  for (let r0 = from; r0 < to; r0 += 4096) {
+    const r1 = Math.min(to, r0 + 4096);
+    for (let f = 0; f < p; f++) {
+      const o = offset[f]!, c = cols[f]!;
+      for (let r = r0, s = r0 * p + f; r < r1; r++, s += p) slots[s] = o + c[r]!;
+    }
   }
+}
+
+function assemble(n: number, edges: Float64Array[], cols: Uint8Array[]): Binned {
+  const p = edges.length;
+  const { nBins, offset } = binLayout(edges);
+  const slots = offset[p]! <= 65536 ? new Uint16Array(n * p) : new Int32Array(n * p);
+  writeSlots(slots, cols, offset, 0, n);
   return { p, nRows: n, slots, nBins, offset, cols };
 }

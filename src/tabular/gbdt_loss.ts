@@ -25,25 +25,35 @@ export function initialScores(task: Task, y: ArrayLike<number>, K: number): numb
   return Array.from({ length: K }, (_, k) => Math.log(clip(counts[k]! / n)));
 }
 
-/** Writes gh[k][2i] = g and gh[k][2i + 1] = h for output k of row i, from raw scores F (row-major, K wide). */
-export function gradients(task: Task, y: ArrayLike<number>, F: Float64Array, K: number, gh: Float64Array[]) {
-  const n = y.length;
+/**
+ * Writes gh[k][2i] = g and gh[k][2i + 1] = h for output k of rows i in [from, to) (default all), from raw
+ * scores F (row-major, K wide). Each row's pair depends on that row alone, so any split of the rows agrees.
+ */
+export function gradients(
+  task: Task,
+  y: ArrayLike<number>,
+  F: Float64Array,
+  K: number,
+  gh: Float64Array[],
+  from = 0,
+  to = y.length,
+) {
   if (task === "regression") {
     const a = gh[0]!;
-    for (let i = 0; i < n; i++) {
+    for (let i = from; i < to; i++) {
       a[2 * i] = F[i]! - y[i]!;
       a[2 * i + 1] = 1;
     }
   } else if (task === "binary") {
     const a = gh[0]!;
-    for (let i = 0; i < n; i++) {
+    for (let i = from; i < to; i++) {
       const p = 1 / (1 + Math.exp(-F[i]!));
       a[2 * i] = p - y[i]!;
       a[2 * i + 1] = Math.max(p * (1 - p), 1e-16);
     }
   } else {
     const p = new Float64Array(K);
-    for (let i = 0; i < n; i++) {
+    for (let i = from; i < to; i++) {
       softmax(F, i * K, K, p, 0);
       for (let k = 0; k < K; k++) {
         gh[k]![2 * i] = p[k]! - (y[i] === k ? 1 : 0);

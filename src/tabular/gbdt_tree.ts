@@ -14,7 +14,8 @@
  * @module
  */
 import type { Binned } from "./gbdt_bins.ts";
-import { PARALLEL_MIN_ROWS, type ParallelFill } from "./gbdt_threads.ts";
+import { fill2, fill3, fillSome, partitionRows } from "./gbdt_kernels.ts";
+import { PARALLEL_MIN_ROWS, type ParallelFit } from "./gbdt_threads.ts";
 
 export interface GrowOptions {
   maxDepth: number;
@@ -27,8 +28,8 @@ export interface GrowOptions {
   unitHessian: boolean;
   /** The features this tree may use, ascending; null = all. */
   features?: Int32Array | null;
-  /** Two-thread fills for nodes of PARALLEL_MIN_ROWS rows or more (not with column subsampling). */
-  parallel?: ParallelFill | null;
+  /** Two-thread fills and partitions for nodes of PARALLEL_MIN_ROWS rows or more. */
+  parallel?: ParallelFit | null;
 }
 
 /** A grown tree over bins: `feature` −1 marks a leaf. */
@@ -109,13 +110,19 @@ export function growTree(
     t.value.push(0);
     return t.feature.length - 1;
   };
-  const fill = (hist: Float64Array, start: number, end: number) => {
-    if (feats) fillSome(hist, data, gh, idx, start, end, feats, layout.c);
-    else if (o.parallel && end - start >= PARALLEL_MIN_ROWS) o.parallel.fill(hist, gh, start, end, layout.c);
-    else if (layout.c === 3) fill3(hist, data, gh, idx, start, end);
-    else fill2(hist, data, gh, idx, start, end);
-  };
+  const { slots, p } = data, par = o.parallel ?? null;
   const scratch = new Int32Array(idx.length), goesLeft = new Uint8Array(256);
+  const fill = (hist: Float64Array, start: number, end: number) => {
+    if (par && end - start >= PARALLEL_MIN_ROWS) par.fill(hist, gh, start, end, layout.c, feats);
+    else if (feats) fillSome(hist, slots, p, gh, idx, start, end, feats, 0, feats.length, layout.c);
+    else if (layout.c === 3) fill3(hist, slots, p, gh, idx, start, end, 0, p);
+    else fill2(hist, slots, p, gh, idx, start, end, 0, p);
+  };
+  const split = (start: number, end: number, s: Best) => {
+    if (par && end - start >= PARALLEL_MIN_ROWS) return par.partition(s.f, s.bin, s.missingLeft, start, end);
+    const col = data.cols[s.f]!, missing = data.nBins[s.f]!;
+    return start + partitionRows(col, missing, s.bin, s.missingLeft, idx, scratch, goesLeft, start, end);
+  };
   const rootHist = take();
   fill(rootHist, 0, idx.length);
   let level: Open[] = [{ id: add(), start: 0, end: idx.length, hist: rootHist }];
@@ -129,7 +136,7 @@ export function growTree(
         leaf(node);
         continue;
       }
-      const mid = partition(data, idx, scratch, node.start, node.end, best, goesLeft);
+      const mid = split(node.start, node.end, best);
       const [l, r] = [add(), add()];
       t.feature[node.id] = best.f, t.bin[node.id] = best.bin, t.missingLeft[node.id] = best.missingLeft;
       t.left[node.id] = l, t.right[node.id] = r;
@@ -151,77 +158,6 @@ export function growTree(
   }
   for (const node of level) leaf(node);
   return t;
-}
-
-/** Adds rows idx[start..end) into `hist` as (g, h) pairs per slot. */
-function fill2(
-  hist: Float64Array,
-  data: Binned,
-  gh: Float64Array,
-  idx: Int32Array,
-  start: number,
-  end: number,
-) {
-  const { p, slots } = data;
-  for (let t = start; t < end; t++) {
-    const r = idx[t]!;
-    const g = gh[2 * r]!, h = gh[2 * r + 1]!;
-    const base = r * p;
-    for (let f = 0; f < p; f++) {
-      const s = slots[base + f]! << 1;
-      hist[s]! += g;
-      hist[s + 1]! += h;
-    }
-  }
-}
-
-/** Adds rows idx[start..end) into `hist` as (g, h, count) triples per slot. */
-function fill3(
-  hist: Float64Array,
-  data: Binned,
-  gh: Float64Array,
-  idx: Int32Array,
-  start: number,
-  end: number,
-) {
-  const { p, slots } = data;
-  for (let t = start; t < end; t++) {
-    const r = idx[t]!;
-    const g = gh[2 * r]!, h = gh[2 * r + 1]!;
-    const base = r * p;
-    for (let f = 0; f < p; f++) {
-      const s = slots[base + f]! * 3;
-      hist[s]! += g;
-      hist[s + 1]! += h;
-      hist[s + 2]! += 1;
-    }
-  }
-}
-
-/** Adds rows idx[start..end) into the slots of `feats` only (the same sums fill2/fill3 make there). */
-function fillSome(
-  hist: Float64Array,
-  data: Binned,
-  gh: Float64Array,
-  idx: Int32Array,
-  start: number,
-  end: number,
-  feats: Int32Array,
-  c: number,
-): void {
-  const { p, slots } = data;
-  const nf = feats.length;
-  for (let t = start; t < end; t++) {
-    const r = idx[t]!;
-    const g = gh[2 * r]!, h = gh[2 * r + 1]!;
-    const base = r * p;
-    for (let j = 0; j < nf; j++) {
-      const s = slots[base + feats[j]!]! * c;
-      hist[s]! += g;
-      hist[s + 1]! += h;
-      if (c === 3) hist[s + 2]! += 1;
-    }
-  }
 }
 
 /** Adds rows idx[start..end) into the slots of feature f alone, read from its bin column. */
@@ -322,33 +258,6 @@ function bestSplit(
     }
   }
   return best;
-}
-
-/** Stable partition of idx[start..end): rows going left first; returns where the right part begins. */
-function partition(
-  data: Binned,
-  idx: Int32Array,
-  scratch: Int32Array,
-  start: number,
-  end: number,
-  s: Best,
-  left: Uint8Array,
-): number {
-  const col = data.cols[s.f]!, missing = data.nBins[s.f]!;
-  // left[b] = 1 when bin b goes left; every row is written to both sides and only one cursor moves, so the
-  // loop has no branch to mispredict (idx[w] is already read, as w ≤ t).
-  for (let b = 0; b <= missing; b++) left[b] = b === missing ? (s.missingLeft ? 1 : 0) : b <= s.bin ? 1 : 0;
-  let w = start, nr = 0;
-  for (let t = start; t < end; t++) {
-    const r = idx[t]!;
-    const go = left[col[r]!]!;
-    idx[w] = r;
-    scratch[nr] = r;
-    w += go;
-    nr += 1 - go;
-  }
-  idx.set(scratch.subarray(0, nr), w);
-  return w;
 }
 
 /** The leaf value for binned row r. */

@@ -39,7 +39,7 @@
  *
  * ## Models
  * - `fitGbdt(X, y, task, classes, params, { threads })` / `predictGbdt(model, X)`: histogram GBDT
- *   (`arrow-gbdt/1`); `threads: 2` fills histograms on two threads, the same model (`closeGbdtThreads()`).
+ *   (`arrow-gbdt/1`); `threads: 2` fits on two threads, the same model (`closeGbdtThreads()`).
  *   `validationFraction` (0–0.5) holds a seeded, class-stratified share of the training rows aside and
  *   records their loss in `model.validation`; `earlyStoppingRounds` N stops once that loss has not improved
  *   for N stages and keeps the best stage count (`validation.stagesUsed`). `colsample` (0, 1] draws that
