@@ -18,11 +18,17 @@ import { CellScratch } from "./gbdt_cells.ts";
 import { type Bind, bindArrays, CTL, JOB, signal, TASKS, waitFor } from "./gbdt_handoff.ts";
 import { addLeaves, fill2, fill3, fillSome, partitionRows } from "./gbdt_kernels.ts";
 import { gradients } from "./gbdt_loss.ts";
-import type { BinTree } from "./gbdt_tree.ts";
 import type { Task } from "./target.ts";
 
 /** Nodes with fewer rows are split and filled on one thread: handing them over costs more than it saves. */
 export const PARALLEL_MIN_ROWS = 2048;
+
+/** A grown tree's leaves (gbdt_tree.ts BinTree has them): each leaf's rows of the grown sample and value. */
+export interface GrownLeaves {
+  leafStart: number[];
+  leafEnd: number[];
+  leafValue: number[];
+}
 
 interface Helper {
   worker: Worker;
@@ -256,7 +262,7 @@ export class ParallelFit {
   }
 
   /** Adds tree k's leaf values to the scores of the rows it grew on (all of idx), half on each thread. */
-  addLeaves(tree: BinTree, k: number): void {
+  addLeaves(tree: GrownLeaves, k: number): void {
     const L = tree.leafStart.length, m = this.idx.length, mid = m >> 1;
     this.leafStart.set(tree.leafStart), this.leafEnd.set(tree.leafEnd), this.leafValue.set(tree.leafValue);
     this.args.set([k, L, mid, m]);
