@@ -179,7 +179,7 @@ export function syncLane(shadow: Shadow): void {
   for (const [rel, sig] of now) {
     const to = `${shadow.dir}/${rel}`;
     if (
-      synced[rel] !== undefined && sigMatches(synced[rel], `${source}/${rel}`) &&
+      (synced[rel] === sig || sigMatches(synced[rel], `${source}/${rel}`)) &&
       sigMatches(baseline[rel], to)
     ) {
       continue;

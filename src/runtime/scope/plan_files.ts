@@ -149,17 +149,21 @@ export class PlanFiles {
     // Grown past the limit since: what is still listed is compared, nothing new is (it cannot all be).
     const files = "files" in now ? now.files : {};
     const out: PlanFileChange[] = [];
+    // A signature recorded with a hash (the file was recent) that still matches: kept as size and times
+    // once they are old enough, so it is not hashed again at every look.
+    let settled = false;
     for (const [rel, sig] of Object.entries(files)) {
-      if (was.files[rel] !== sig && !sigMatches(was.files[rel], `${dir}/${rel}`)) {
+      if (was.files[rel] === sig) continue;
+      if (!sigMatches(was.files[rel], `${dir}/${rel}`)) {
         out.push({ path: `${dir}/${rel}`, op: "write", restored: false });
-      }
+      } else settled ||= !sig.includes("#");
     }
     for (const rel of Object.keys(was.files)) {
       if (!(rel in files) && "files" in now) {
         out.push({ path: `${dir}/${rel}`, op: "delete", restored: false });
       }
     }
-    if (out.length) {
+    if (out.length || settled) {
       this.#listing = "files" in now ? now : was;
       writeAtomic(this.#listed, JSON.stringify(this.#listing), false);
     }
@@ -194,7 +198,10 @@ export class PlanFiles {
   check(state: RunState): PlanFileChange[] {
     const out: PlanFileChange[] = [];
     for (const [path, h] of this.#load(state)) {
-      if (sigMatches(h.sig, path)) continue;
+      if (sigMatches(h.sig, path)) {
+        if (h.sig.includes("#")) h.sig = sigOf(path) ?? h.sig; // hashed while recent; times suffice once old
+        continue;
+      }
       const d = hashRegular(path);
       if (!("error" in d) && d.hash === h.hash) {
         h.sig = sigOf(path) ?? h.sig;
