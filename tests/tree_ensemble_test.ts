@@ -14,8 +14,11 @@ import {
   caruana,
   ensembleExec,
   ensembleHypothesis,
+  keepOof,
+  lossView,
   oofPath,
   parentEvidence,
+  readOof,
 } from "../src/tree/ensemble.ts";
 import { userPrompt } from "../src/tree/ideate/llm_ideator.ts";
 import { startTree } from "../src/tree/run.ts";
@@ -47,6 +50,48 @@ Deno.test("caruana: two members that err on different rows are averaged; a domin
   const single = caruana([{ id: "a", oof: reg([0, 0, 10, 10]) }, { id: "b", oof: b }], y, "rmse");
   equal(single, null);
   deepEqual(Array.from(blend([a, b], [0.5, 0.5]).values), [3, 3, 7, 7]);
+});
+
+Deno.test("caruana under log-loss picks the same members and score from the true-class column alone", () => {
+  let seed = 5;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const n = 200, k = 4;
+  const y = Float64Array.from({ length: n }, () => Math.floor(rnd() * k));
+  const cands = Array.from({ length: 6 }, (_, c) => {
+    const values = new Float64Array(n * k);
+    for (let i = 0; i < n; i++) {
+      let t = 0;
+      for (let j = 0; j < k; j++) t += values[i * k + j] = rnd() + (j === y[i] && (i + c) % 3 ? 1 : 0);
+      for (let j = 0; j < k; j++) values[i * k + j]! /= t;
+    }
+    return { id: `n${c}`, oof: { task: "multiclass" as const, k, values } };
+  });
+  const whole = caruana(cands, y, "logloss");
+  const view = lossView(cands, y, "logloss");
+  equal(view.cands[0]!.oof.k, 1);
+  const column = caruana(view.cands, view.y, "logloss");
+  ok(whole && column);
+  deepEqual(column.members, whole.members);
+  ok(Object.is(column.score, whole.score), `${column.score} vs ${whole.score}`);
+  // Other losses, and one-output predictions, are left as they are.
+  equal(lossView(cands, y, "squared").cands[0]!.oof.k, k);
+});
+
+Deno.test("readOof gives back what keepOof was handed while the file stays as written, and reads it after", () => {
+  const dir = Deno.makeTempDirSync({ prefix: "arrow-oof-" });
+  try {
+    const target = { name: "y", task: "regression" as const, classes: [], y: new Float64Array(3) };
+    const preds = [reg([1, 2]), reg([3])];
+    keepOof(dir, "n1", JSON.stringify({ k: 1, folds: [[1, 2], [3]] }), preds);
+    equal(readOof(dir, "n1", target as never, [2, 1]), preds, "the very predictions handed over");
+    // Rewritten behind the cache's back (another size): read from the file again.
+    Deno.writeTextFileSync(oofPath(dir, "n1"), JSON.stringify({ k: 1, folds: [[10, 20], [30.5]] }));
+    deepEqual(readOof(dir, "n1", target as never, [2, 1])!.map((p) => Array.from(p.values)), [[10, 20], [
+      30.5,
+    ]]);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
 });
 
 function poisoned(data: TreeData): TreeData {

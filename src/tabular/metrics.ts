@@ -90,21 +90,35 @@ function accuracy(y: ArrayLike<number>, pred: Prediction): number {
   return meanOf(y.length, (i) => (argmaxRow(pred, i) === y[i] ? 1 : 0));
 }
 
-/** Binary AUC of `scores` for labels `pos(i)` by average ranks; NaN when one class is absent. */
+/** Binary AUC of `scores` for labels `pos(i)` by average ranks; NaN when one class is absent. Computed as
+ * Mann–Whitney's U (each positive counts the negatives below it, and half of those tied with it) from the
+ * two classes' scores sorted apart (typed-array sorts, no comparator): U is a whole or half number, exact in
+ * a double, so this equals the rank-sum formula bit for bit. */
 export function aucBinary(y: ArrayLike<number>, scores: ArrayLike<number>, positive = 1): number {
   const n = y.length;
-  const order = Int32Array.from({ length: n }, (_, i) => i).sort((a, b) => scores[a]! - scores[b]!);
-  let rankSum = 0, nPos = 0;
-  for (let i = 0; i < n;) {
-    let j = i;
-    while (j + 1 < n && scores[order[j + 1]!] === scores[order[i]!]) j++;
-    const avg = (i + j) / 2 + 1;
-    for (let t = i; t <= j; t++) if (y[order[t]!] === positive) [rankSum, nPos] = [rankSum + avg, nPos + 1];
-    i = j + 1;
-  }
+  let nPos = 0;
+  for (let i = 0; i < n; i++) if (y[i] === positive) nPos++;
   const nNeg = n - nPos;
   if (nPos === 0 || nNeg === 0) return NaN;
-  return (rankSum - (nPos * (nPos + 1)) / 2) / (nPos * nNeg);
+  const pos = new Float64Array(nPos), neg = new Float64Array(nNeg);
+  for (let i = 0, p = 0, q = 0; i < n; i++) {
+    if (y[i] === positive) pos[p++] = scores[i]!;
+    else neg[q++] = scores[i]!;
+  }
+  pos.sort();
+  neg.sort();
+  let u = 0;
+  for (let i = 0, below = 0; i < nPos;) {
+    const v = pos[i]!;
+    let j = i;
+    while (j < nPos && pos[j] === v) j++;
+    while (below < nNeg && neg[below]! < v) below++;
+    let tied = below;
+    while (tied < nNeg && neg[tied] === v) tied++;
+    u += (j - i) * (below + (tied - below) / 2);
+    i = j;
+  }
+  return u / (nPos * nNeg);
 }
 
 function aucOneVsRest(y: ArrayLike<number>, pred: Prediction): number {

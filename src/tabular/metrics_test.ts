@@ -58,3 +58,39 @@ Deno.test("score() refuses a metric of the wrong task and mismatched lengths", (
   throws(() => score("r2", [0, 1], bin([0.1, 0.9])), /Cannot score binary predictions with "r2"/);
   throws(() => score("accuracy", [0, 1, 1], bin([0.1, 0.9])), /3 labels for 2 predictions/);
 });
+
+Deno.test("score() auc equals the rank-sum with average ranks bit for bit, ties and every class included", () => {
+  // The rank-sum with average ranks, written out directly, as the reference.
+  const rankSum = (y: number[], s: number[], positive: number) => {
+    const order = s.map((_, i) => i).sort((a, b) => s[a]! - s[b]!);
+    let sum = 0, nPos = 0;
+    for (let i = 0; i < order.length;) {
+      let j = i;
+      while (j + 1 < order.length && s[order[j + 1]!] === s[order[i]!]) j++;
+      for (let t = i; t <= j; t++) if (y[order[t]!] === positive) (sum += (i + j) / 2 + 1), nPos++;
+      i = j + 1;
+    }
+    const nNeg = y.length - nPos;
+    return nPos && nNeg ? (sum - (nPos * (nPos + 1)) / 2) / (nPos * nNeg) : NaN;
+  };
+  let seed = 11;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  for (let t = 0; t < 500; t++) {
+    const n = 2 + Math.floor(rnd() * 80), levels = 1 + Math.floor(rnd() * 6);
+    const y = Array.from({ length: n }, () => (rnd() < 0.4 ? 1 : 0));
+    const s = Array.from({ length: n }, () => (t % 2 ? Math.floor(rnd() * levels) / levels : rnd()));
+    const got = score("auc", y, bin(s)), want = rankSum(y, s, 1);
+    ok(Object.is(got, want), `case ${t}: ${got} vs ${want}`);
+    const k = 3, yk = y.map((_, i) => (i * 7 + t) % k);
+    const rows = s.map((v, i) => [v, (v * 3 + i % 2) % 1, 1 - v]);
+    const want3 = [0, 1, 2].map((c) => rankSum(yk, rows.map((r) => r[c]!), c)).filter((a) =>
+      !Number.isNaN(a)
+    );
+    const got3 = score("auc", yk, multi(rows));
+    ok(
+      Object.is(got3, want3.length ? want3.reduce((a, b) => a + b, 0) / want3.length : NaN),
+      `multiclass ${t}`,
+    );
+  }
+  ok(Number.isNaN(score("auc", [1, 1], bin([0.2, 0.3]))), "one class absent");
+});

@@ -3,9 +3,9 @@
  * on resume, so a crash between the store and a file loses nothing): `tree/replay.jsonl` (one canonical line
  * per step, `{tick, events: [event]}` — the shape the server's event feed follows; the last one carries the
  * `verdict` event; each line carries `prev`, the hash of the line before it, in the graph path's own chain,
- * its head in `.arrow/chain`), `incidents.jsonl` (the same Incident lines as the graph path), `state.json` (the tree,
- * canonical) and `report/report.md`. Wall-clock facts live in `run.json`, never here: the same run leaves
- * the same bytes.
+ * its head in `.arrow/chain`), `incidents.jsonl` (the same Incident lines as the graph path), `state.json`
+ * (the tree, canonical: as of the last step that settled a cycle, and of the last step once the loop stops)
+ * and `report/report.md`. Wall-clock facts live in `run.json`, never here: the same run leaves the same bytes.
  *
  * @module
  */
@@ -15,6 +15,7 @@ import { Chain, GENESIS, writeHead } from "../record/chain.ts";
 import { appendDurable, writeAtomic } from "../runtime/atomic.ts";
 import { Redactor } from "../llm/redact.ts";
 import { renderTreeReport } from "./report.ts";
+import { settles } from "./store.ts";
 import type { TreeEvent, TreeState } from "./types.ts";
 
 export const TREE_FILES = {
@@ -56,9 +57,21 @@ export class TreeBlackBox {
     appendDurable(this.#path("replay"), this.#line(state.tick, event), false);
     writeHead(this.runDir, this.#chain.at);
     appendDurable(this.#path("incidents"), incidents.map((i) => canonical(i) + "\n").join(""), false);
-    writeAtomic(this.#path("state"), canonicalPretty(state), false);
     this.#incidents.push(...incidents);
+    // state.json when the step settles a cycle (the dashboard folds the replay itself; a resume rebuilds
+    // every projection from the store), and whatever is left unwritten when the loop stops (`flush`).
+    this.#unwritten = settles(event, state) ? null : state;
+    if (!this.#unwritten) writeAtomic(this.#path("state"), canonicalPretty(state), false);
     if (state.pending === null || event.e === "init") this.report(state, this.#incidents);
+  }
+
+  /** A state appended between cycles and not yet in state.json. */
+  #unwritten: TreeState | null = null;
+
+  /** Writes state.json from the last appended state if a step between cycles left it behind. */
+  flush(): void {
+    if (this.#unwritten) writeAtomic(this.#path("state"), canonicalPretty(this.#unwritten), false);
+    this.#unwritten = null;
   }
 
   /** Rewrites every projection from the store's events (with the tick each ended on), incidents and state. */

@@ -15,6 +15,7 @@ import type { TreeData } from "./data.ts";
 import {
   ENSEMBLE_ROUNDS,
   ensembleKey,
+  lossView,
   membersOf,
   pooled,
   pooledLabels,
@@ -80,18 +81,21 @@ export function anchoredBlend(runDir: string, s: TreeState, data: TreeData): Hyp
   const sizes = sizesOf(data);
   const start = readOof(runDir, root, target, sizes);
   if (!start) return null;
-  const y = pooledLabels(data);
   const metric = s.config.metric;
-  const base = pooled(start);
-  const baseLoss = rowLosses(metric, y, base);
-  const cands = [
-    { id: root, oof: base },
-    ...partners(s).flatMap((n) => {
-      const oof = readOof(runDir, n.id, target, sizes);
-      return oof ? [{ id: n.id, oof: pooled(oof) }] : [];
-    }),
-  ];
+  const { cands, y } = lossView(
+    [
+      { id: root, oof: pooled(start) },
+      ...partners(s).flatMap((n) => {
+        const oof = readOof(runDir, n.id, target, sizes);
+        return oof ? [{ id: n.id, oof: pooled(oof) }] : [];
+      }),
+    ],
+    pooledLabels(data),
+    lossFor(metric),
+  );
   if (cands.length < 2) return null;
+  const base = cands[0]!.oof;
+  const baseLoss = rowLosses(metric, y, base);
   const counts: number[] = cands.map((_, i) => (i === 0 ? 1 : 0));
   const sum = Float64Array.from(base.values);
   const values = new Float64Array(sum.length);

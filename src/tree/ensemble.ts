@@ -14,7 +14,7 @@ import { type MetricName, METRICS, outputsOf, type Prediction, score, type Targe
 import type { TreeData } from "./data.ts";
 import { unobserved } from "./execute/predictions.ts";
 import { type ColumnEvidence, residualSummary } from "./ideate/evidence.ts";
-import { type LossGain, pairedLoss } from "./gate/row_loss.ts";
+import { lossFor, type LossGain, type LossName, pairedLoss } from "./gate/row_loss.ts";
 import type { EnsembleMember, ExecResult, Hypothesis, TreeNode, TreeState } from "./types.ts";
 
 /** Most distinct candidates an ensemble is chosen from (the best on dev), and most selection rounds. */
@@ -23,12 +23,26 @@ export const ENSEMBLE_ROUNDS = 12;
 
 export const oofPath = (runDir: string, node: string) => `${runDir}/.arrow/oof/${node}.json`;
 
-/** Keeps node `node`'s out-of-fold dev predictions (the recomputation's payload `{k, folds}`, as scored). */
-export function keepOof(runDir: string, node: string, payload: string): void {
+/** Keeps node `node`'s out-of-fold dev predictions (the recomputation's payload `{k, folds}`, as scored;
+ * `preds`, what it was parsed into, are what `readOof` gives back while the file stays as written). */
+export function keepOof(runDir: string, node: string, payload: string, preds?: Prediction[]): void {
   Deno.mkdirSync(`${runDir}/.arrow/oof`, { recursive: true });
   const path = oofPath(runDir, node);
   Deno.writeTextFileSync(`${path}.tmp`, payload);
   Deno.renameSync(`${path}.tmp`, path);
+  if (preds) {
+    const st = Deno.statSync(path);
+    remember(
+      path,
+      `${st.size}:${st.mtime?.getTime() ?? ""}:${preds.map((p) => p.values.length / p.k).join(",")}`,
+      preds,
+    );
+  }
+}
+
+function remember(path: string, stamp: string, preds: Prediction[] | null): void {
+  if (cache.size > 256) cache.clear();
+  cache.set(path, { stamp, preds });
 }
 
 /** Node `node`'s kept out-of-fold predictions, one Prediction per dev fold (null when not kept or unreadable). */
@@ -49,8 +63,7 @@ export function readOof(
   const hit = cache.get(path);
   if (hit?.stamp === stamp) return hit.preds;
   const preds = parseOof(path, target, foldSizes);
-  if (cache.size > 256) cache.clear();
-  cache.set(path, { stamp, preds });
+  remember(path, stamp, preds);
   return preds;
 }
 
@@ -110,6 +123,28 @@ export function pooled(folds: readonly Prediction[]): Prediction {
     at += f.values.length;
   }
   return { task: folds[0]!.task, k: folds[0]!.k, values };
+}
+
+/**
+ * Candidates as a log-loss sees them: a multiclass row's loss reads only its true class's probability, so a
+ * selection under log-loss works on that column alone (one output, every label 1) — k times less to blend
+ * and score, and the same numbers to the last bit (each blended entry is computed alike either way, and
+ * the loss reads the same entry). Other losses and single-output predictions are given back as they are.
+ */
+export function lossView<T extends { oof: Prediction }>(
+  cands: readonly T[],
+  y: Float64Array,
+  loss: LossName,
+): { cands: T[]; y: Float64Array } {
+  const k = cands[0]?.oof.k ?? 1;
+  if (loss !== "logloss" || k === 1) return { cands: [...cands], y };
+  const n = y.length;
+  const view = (p: Prediction): Prediction => ({
+    task: "binary",
+    k: 1,
+    values: Float64Array.from({ length: n }, (_, i) => p.values[i * k + y[i]!]!),
+  });
+  return { cands: cands.map((c) => ({ ...c, oof: view(c.oof) })), y: new Float64Array(n).fill(1) };
 }
 
 /**
@@ -212,7 +247,9 @@ export function ensembleHypothesis(runDir: string, s: TreeState, data: TreeData)
     return oof ? [{ id: n.id, oof: pooled(oof) }] : [];
   });
   const y = Float64Array.from(splits.folds.flatMap((f) => Array.from(f.valid, (r) => target.y[r]!)));
-  const chosen = caruana(cands, y, selectionMetric(s.config.metric));
+  const by = selectionMetric(s.config.metric);
+  const view = lossView(cands, y, lossFor(by));
+  const chosen = caruana(view.cands, view.y, by);
   if (!chosen) return null;
   const key = ensembleKey(chosen.members);
   if (s.order.some((id) => s.nodes[id]!.hypothesis?.key === key)) return null;

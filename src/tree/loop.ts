@@ -246,6 +246,7 @@ export async function drive(w: TreeWorld, start: TreeState): Promise<TreeState> 
     state = out.state;
     w.onStep?.(state, done.event, out.incidents);
   }
+  w.box.flush();
   return state;
 }
 

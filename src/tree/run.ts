@@ -188,15 +188,18 @@ export async function startTree(o: TreeRunOptions): Promise<TreeOutcome> {
 export interface Reopened {
   state: TreeState;
   events: TreeEvent[];
-  /** The snapshot disagreed with the folded events (the events win). */
+  /** The snapshot disagreed with the events folded up to it (the events win). */
   snapshotDiffered: boolean;
 }
 
 export function reopen(store: TreeStore): Reopened {
   const events = store.events();
   const { state } = foldEvents(events);
+  // The snapshot is the state after event `seq` (written when a step settled a cycle): the events up to it
+  // must fold to it.
   const snap = store.snapshot();
-  return { state, events, snapshotDiffered: !snap || canonical(snap.state) !== canonical(state) };
+  const at = snap && snap.seq < events.length - 1 ? foldEvents(events.slice(0, snap.seq + 1)).state : state;
+  return { state, events, snapshotDiffered: !snap || canonical(snap.state) !== canonical(at) };
 }
 
 /** Continues the run in `runDir` from its last persisted step. */

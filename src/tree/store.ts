@@ -9,7 +9,7 @@
  * |---|---|
  * | `meta(key, value)` | `format`, `config` (the run's settings), `started_at` |
  * | `events(seq, kind, body)` | the authority: every event folded, canonical JSON, seq 0 = init |
- * | `snapshot(id = 1, seq, body)` | the state after event `seq` (what a resume starts from) |
+ * | `snapshot(id = 1, seq, body)` | the state after event `seq`, written when a step settles a cycle (`settles`: the start, each cycle's end, the verdict), checked by a resume against the events folded up to `seq` |
  * | `nodes(id, parent, status, cycle, family, dev, heldout, test, body)` | each node as last written, for queries |
  * | `incidents(seq, n, type, node, body)` | every incident, by the step that raised it |
  * | `timings(seq, kind, wall_ms, child_ms, fit_ms, overhead_ms, cpu_ms, loop_ms)` | wall-clock facts, never part of a decision (`overhead_ms`: the step's wall time minus its children's; `cpu_ms`: arrow's own CPU time in it; `loop_ms`: ideation, the step function and persisting it) |
@@ -49,10 +49,19 @@ export interface Timing {
   loop_ms: number;
 }
 
+/** Whether the step that produced `state` settles a cycle: the start, a cycle's end (the next action is
+ * ideation) or the run's end. The snapshot and state.json are written then; between, the events alone. */
+export function settles(event: TreeEvent, state: TreeState): boolean {
+  return event.e === "init" || state.pending === null || state.pending.a === "ideate" ||
+    state.pending.a === "final";
+}
+
 export class TreeStore {
   readonly #db: DatabaseSync;
-  /** Each node's body as last written, so a step writes only the nodes it changed. */
-  readonly #written = new Map<string, string>();
+  /** Each node as last written (its plain JSON, then its canonical body), so a step writes only the
+   * nodes it changed: a node the step did not touch serialises to the same plain JSON (the step function
+   * clones the state, keeping every key's order), and only a node whose plain JSON moved is made canonical. */
+  readonly #written = new Map<string, { raw: string; body: string }>();
 
   private constructor(readonly path: string) {
     this.#db = new DatabaseSync(path);
@@ -102,23 +111,31 @@ export class TreeStore {
     return row?.value ?? null;
   }
 
-  /** Persists one step atomically: its event, the state after it, changed nodes, incidents. */
+  /** Persists one step atomically: its event, the state after it when the step settles a cycle (the
+   * events are the authority: a resume folds them), changed nodes, incidents. */
   append(seq: number, event: TreeEvent, state: TreeState, incidents: readonly Incident[]): void {
     const db = this.#db;
     db.exec("BEGIN IMMEDIATE");
     try {
       db.prepare("INSERT INTO events (seq, kind, body) VALUES (?, ?, ?)").run(seq, event.e, canonical(event));
-      db.prepare("INSERT OR REPLACE INTO snapshot (id, seq, body) VALUES (1, ?, ?)").run(
-        seq,
-        canonical(state),
-      );
+      if (settles(event, state)) {
+        db.prepare("INSERT OR REPLACE INTO snapshot (id, seq, body) VALUES (1, ?, ?)").run(
+          seq,
+          canonical(state),
+        );
+      }
       const put = db.prepare(
         "INSERT OR REPLACE INTO nodes (id, parent, status, cycle, family, dev, heldout, test, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
       );
+      const wrote: [string, { raw: string; body: string }][] = [];
       for (const id of state.order) {
         const n = state.nodes[id]!;
+        const raw = JSON.stringify(n);
+        const was = this.#written.get(id);
+        if (was?.raw === raw) continue;
         const body = canonical(n);
-        if (this.#written.get(id) === body) continue;
+        wrote.push([id, { raw, body }]);
+        if (was?.body === body) continue;
         put.run(
           id,
           n.parent,
@@ -130,11 +147,11 @@ export class TreeStore {
           n.test,
           body,
         );
-        this.#written.set(id, body);
       }
       const inc = db.prepare("INSERT INTO incidents (seq, n, type, node, body) VALUES (?, ?, ?, ?, ?)");
       incidents.forEach((i, k) => inc.run(seq, k, i.type, i.node, canonical(i)));
       db.exec("COMMIT");
+      for (const [id, w] of wrote) this.#written.set(id, w);
     } catch (e) {
       db.exec("ROLLBACK");
       throw e;

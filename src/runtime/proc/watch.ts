@@ -86,10 +86,19 @@ export class HangClock {
     this.#clock.restart(now);
   }
 
-  /** Reads what the log gained by `now`; the hang, once it has been silent K_FREEZE observations. */
+  /** When the log was last read and the CPU wait last sampled. */
+  #looked = -Infinity;
+
+  /** Reads what the log gained by `now`; the hang, once it has been silent K_FREEZE observations. The log
+   * is read and the CPU wait sampled once every `lookEvery(observeMs)` at most (each costs a few file reads
+   * per process), and always before a silence is called a hang. */
   look(now: number, observeMs: number, waiting = false): Hang | null {
-    this.#clock.credit(now);
     // A standby waiting for its line is not silent: its hang clock starts when it is told to go.
+    if (waiting) this.#clock.restart(now);
+    const limit = K_FREEZE * observeMs;
+    if (now - this.#looked < lookEvery(observeMs) && this.#clock.elapsed(now) < limit) return null;
+    this.#looked = now;
+    this.#clock.credit(now);
     if (waiting) this.#clock.restart(now);
     if (!this.tail) return null;
     const fresh = this.tail.read();
@@ -98,7 +107,7 @@ export class HangClock {
       this.#clock.restart(now);
     }
     const silent = this.#clock.elapsed(now);
-    if (silent < K_FREEZE * observeMs) return null;
+    if (silent < limit) return null;
     const step = this.lines.length;
     return { step, silent_ms: Math.round(silent), silent_from_start: step === 0 };
   }
@@ -113,6 +122,12 @@ export class HangClock {
 /** A budget of `limitMs` counted from `since`, overrun at `now`, or null. */
 export function overrun(now: number, since: number, limitMs: number): Overrun | null {
   return now - since >= limitMs ? { limit_ms: limitMs, used_ms: Math.round(now - since) } : null;
+}
+
+/** How often a hang clock reads a child's log and samples its CPU wait: a quarter of an observation period,
+ * at most a second (a hang takes K_FREEZE periods), never more often than the poll. */
+export function lookEvery(observeMs: number): number {
+  return Math.max(pollMs(observeMs), Math.min(1000, observeMs / 4));
 }
 
 /** How often a watcher polls a child observed every `observeMs`: often enough, never busily. */

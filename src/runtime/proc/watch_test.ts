@@ -1,5 +1,5 @@
 import { deepEqual, equal } from "node:assert/strict";
-import { HangClock, overrun, pollMs, RunClock } from "./watch.ts";
+import { HangClock, lookEvery, overrun, pollMs, RunClock } from "./watch.ts";
 import { JsonlTail } from "./tail.ts";
 import { K_FREEZE } from "../../thresholds.ts";
 
@@ -49,6 +49,30 @@ Deno.test("HangClock.look() does not count a standby's wait for its line, and ne
   equal(clock.look(20_000 + K_FREEZE * 100, 100)?.silent_ms, K_FREEZE * 100);
 });
 
+Deno.test("HangClock.look() reads the log once per lookEvery at most, and always before it calls a hang", () => {
+  const dir = Deno.makeTempDirSync();
+  try {
+    const log = `${dir}/metrics.jsonl`;
+    Deno.writeTextFileSync(log, "");
+    const observe = 10_000, every = lookEvery(observe);
+    equal(every, 1000);
+    const clock = new HangClock(new JsonlTail(log), GONE, 0);
+    equal(clock.look(0, observe), null);
+    Deno.writeTextFileSync(log, '{"step":1}\n', { append: true });
+    equal(clock.look(every - 1, observe), null);
+    equal(clock.lines.length, 0, "not read again within lookEvery");
+    equal(clock.look(every, observe), null);
+    equal(clock.lines.length, 1);
+    // A line written just before the silence would be a hang is read first: no hang.
+    Deno.writeTextFileSync(log, '{"step":2}\n', { append: true });
+    equal(clock.look(every + K_FREEZE * observe, observe), null);
+    equal(clock.lines.length, 2);
+    equal(clock.look(every + 2 * K_FREEZE * observe, observe)?.step, 2);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
 Deno.test("HangClock.look() without a log never calls the child hung", () => {
   equal(new HangClock(null, GONE, 0).look(1e9, 1), null);
 });
@@ -57,4 +81,5 @@ Deno.test("overrun() trips at the limit; pollMs() stays between 20 and 200 ms", 
   equal(overrun(99, 0, 100), null);
   deepEqual(overrun(100.4, 0, 100), { limit_ms: 100, used_ms: 100 });
   deepEqual([pollMs(1), pollMs(50), pollMs(5000)], [20, 50, 200]);
+  deepEqual([lookEvery(1), lookEvery(100), lookEvery(2000), lookEvery(60_000)], [20, 100, 500, 1000]);
 });

@@ -259,7 +259,7 @@ export async function runExecutor(w: ExecutorWorld, s: TreeState, id: string): P
     // The fold predictions just scored, kept (private to the coordinator) for ensembles of evaluated nodes,
     // and paired row by row with the start's (how confirmable the node is: confirm.ts).
     if (line.ok) {
-      keepOof(w.runDir, id, line.text);
+      keepOof(w.runDir, id, line.text, scored.value.preds);
       const oof = id === s.order[0] ? null : readOof(w.runDir, id, task.target, folds.map((f) => f.length));
       if (oof) Object.assign(result.recomputed, rowComparisons(w.runDir, s, w.data, id, oof));
     }

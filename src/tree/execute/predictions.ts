@@ -86,6 +86,8 @@ export function labelsOf(target: Target, rows: Rows): Float64Array {
  * its payload held none). */
 export interface FoldsScored {
   scores: number[];
+  /** The predictions scored, one per fold. */
+  preds: Prediction[];
   importance: Record<string, number> | null;
 }
 
@@ -142,7 +144,10 @@ export function scoreFolds(
   const r = readFolds(text, target, folds.map((f) => f.length));
   if (!r.ok) return r;
   const scores = r.value.preds.map((p, i) => scoreRows(metric, target, folds[i]!, p));
-  return { ok: true, value: { scores, importance: importanceOf(r.value.payload.importance) } };
+  return {
+    ok: true,
+    value: { scores, preds: r.value.preds, importance: importanceOf(r.value.payload.importance) },
+  };
 }
 
 function scoreRows(metric: MetricName, target: Target, rows: Rows, pred: Prediction): number {

@@ -27,6 +27,8 @@ import { scoreOrNull, strongDefault, trivialScore } from "./references.ts";
 import { childCommand, type SandboxContext } from "../execute/sandbox.ts";
 import type { EnsembleMember, Escape, FinalReferences, Hang, TreeState } from "../types.ts";
 import type { Refusal } from "../../runtime/sandbox/mod.ts";
+import { inPool } from "../in_pool.ts";
+import { covered } from "../execute/harness/pool.ts";
 
 /** The rows a final model is fit on: every dev and held-out row, in table order. */
 export function refitRows(data: TreeData): Int32Array {
@@ -47,6 +49,8 @@ interface Predicted extends Stopped {
   refusing: Refusal[];
   childMs: number;
   fitMs: number;
+  /** When its children ran (start, end on performance.now()), so children run side by side count once. */
+  spans?: [number, number][];
 }
 
 export interface GateRun extends Stopped {
@@ -220,15 +224,15 @@ export class MergeGate {
    * same way every time, so a member shared by several ensembles is predicted once). */
   #memo = new Map<string, Prediction>();
 
-  /** An ensemble's predictions: each member's (features only, as any node's), averaged with its weights. */
+  /** An ensemble's predictions: each member's (features only, as any node's), averaged with its weights.
+   * Members not predicted yet run side by side, as many at once as the run has executors. */
   async #predictEnsemble(
     s: TreeState,
     members: readonly EnsembleMember[],
     part: "heldout" | "test",
     rows: Rows,
   ): Promise<Predicted> {
-    const runs: Predicted[] = [];
-    for (const m of members) {
+    const runs = await inPool(members, Math.max(1, s.config.executors), async (m): Promise<Predicted> => {
       const key = `${part}:${m.node}`;
       const hit = this.#memo.get(key) ?? (part === "heldout" ? this.#kept(m.node, rows.length) : null);
       const run: Predicted = hit
@@ -244,16 +248,17 @@ export class MergeGate {
         }
         : await this.#predict(s, m.node, part, rows);
       if (run.pred) this.#memo.set(key, run.pred);
-      runs.push(run);
-      if (!run.pred) break;
-    }
+      return run;
+    });
+    const spans = runs.flatMap((r) => r.spans ?? []);
     const out = {
       escapes: runs.flatMap((r) => r.escapes),
       refusing: runs.flatMap((r) => r.refusing),
-      childMs: runs.reduce((t, r) => t + r.childMs, 0),
+      childMs: covered(spans),
       fitMs: runs.reduce((t, r) => t + r.fitMs, 0),
       hung: runs.find((r) => r.hung)?.hung ?? null,
       overBudget: runs.find((r) => r.overBudget)?.overBudget ?? null,
+      spans,
     };
     const failed = runs.findIndex((r) => !r.pred);
     if (failed >= 0) {
@@ -276,7 +281,7 @@ export class MergeGate {
     const running = this.#inflight.get(key);
     if (running) {
       const r = await running;
-      return { ...r, escapes: [], refusing: [], childMs: 0, fitMs: 0 };
+      return { ...r, escapes: [], refusing: [], childMs: 0, fitMs: 0, spans: [] };
     }
     const p = this.#predictNode(s, node, part, rows);
     this.#inflight.set(key, p);
@@ -319,8 +324,10 @@ export class MergeGate {
         out = await runChild(cmd, { ...this.watch, label, stdin: nonce, progress: true });
       }
       const fitMs = fitMsOf(out.stdout, nonce);
+      const end = performance.now();
       const base = {
         childMs: out.wallMs,
+        spans: [[end - out.wallMs, end]] as [number, number][],
         fitMs,
         escapes: out.escapes,
         refusing: out.refusing,
