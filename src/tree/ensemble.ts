@@ -311,9 +311,18 @@ export function parentEvidence(
   const { target, splits } = data.task;
   const oof = readOof(runDir, node, target, splits.folds.map((f) => f.valid.length));
   if (!oof) return null;
+  // The same kept predictions (readOof gives back the same object while the file stays as it was) of the
+  // same table summarise the same: a parent expanded again is not summarised again.
+  const columns = JSON.stringify(s.dataset.columns);
+  const hit = evidenceOf.get(oof);
+  if (hit && hit.table === data.table && hit.columns === columns) return hit.value;
   const rows = Int32Array.from(splits.folds.flatMap((f) => Array.from(f.valid)));
-  return residualSummary(data.table, target, s.dataset.columns, rows, pooled(oof));
+  const value = residualSummary(data.table, target, s.dataset.columns, rows, pooled(oof));
+  evidenceOf.set(oof, { table: data.table, columns, value });
+  return value;
 }
+
+const evidenceOf = new WeakMap<Prediction[], { table: unknown; columns: string; value: ColumnEvidence[] }>();
 
 /** The dev labels in pooled fold order (what `pooled` concatenates). */
 export function pooledLabels(data: TreeData): Float64Array {

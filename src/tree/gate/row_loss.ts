@@ -38,19 +38,34 @@ export interface LossGain {
 
 /** Wilcoxon's signed-rank z of `d` (positive: the differences lean positive); 0 with no non-zero one. */
 export function signedRankZ(d: ArrayLike<number>): number {
-  const nz: number[] = [];
-  for (let i = 0; i < d.length; i++) if (d[i]! !== 0 && Number.isFinite(d[i]!)) nz.push(d[i]!);
-  const n = nz.length;
+  // The positive and the negative differences' sizes, each sorted apart (typed-array sorts, no comparator),
+  // then walked together in rank order: a tie group of `t` sizes takes ranks r+1 … r+t, each their mean.
+  let np = 0, nn = 0;
+  for (let i = 0; i < d.length; i++) {
+    const x = d[i]!;
+    if (x > 0 && Number.isFinite(x)) np++;
+    else if (x < 0 && Number.isFinite(x)) nn++;
+  }
+  const n = np + nn;
   if (!n) return 0;
-  const order = nz.map((_, i) => i).sort((a, b) => Math.abs(nz[a]!) - Math.abs(nz[b]!));
-  let wPlus = 0, tie = 0;
-  for (let i = 0; i < n;) {
-    let j = i;
-    while (j + 1 < n && Math.abs(nz[order[j + 1]!]!) === Math.abs(nz[order[i]!]!)) j++;
-    const rank = (i + j + 2) / 2, t = j - i + 1;
-    for (let k = i; k <= j; k++) if (nz[order[k]!]! > 0) wPlus += rank;
+  const pos = new Float64Array(np), neg = new Float64Array(nn);
+  for (let i = 0, p = 0, q = 0; i < d.length; i++) {
+    const x = d[i]!;
+    if (x > 0 && Number.isFinite(x)) pos[p++] = x;
+    else if (x < 0 && Number.isFinite(x)) neg[q++] = -x;
+  }
+  pos.sort();
+  neg.sort();
+  let wPlus = 0, tie = 0, r = 0;
+  for (let i = 0, j = 0; i < np || j < nn;) {
+    const v = i < np && (j >= nn || pos[i]! <= neg[j]!) ? pos[i]! : neg[j]!;
+    let a = 0, b = 0;
+    while (i < np && pos[i] === v) (i++), a++;
+    while (j < nn && neg[j] === v) (j++), b++;
+    const t = a + b;
+    wPlus += a * (r + (t + 1) / 2);
     tie += t ** 3 - t;
-    i = j + 1;
+    r += t;
   }
   const mean = (n * (n + 1)) / 4;
   const variance = (n * (n + 1) * (2 * n + 1)) / 24 - tie / 48;

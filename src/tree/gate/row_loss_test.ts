@@ -211,3 +211,40 @@ Deno.test("classifyRows: labels on every dev row; no effect ≤ 5 %, and a real 
   ok(rowsHelped / N >= 0.9, `the real gain, labelled by rows: ${rowsHelped / N}`);
   ok(rowsHelped > foldsHelped, `rows see it more often than five folds: ${rowsHelped} vs ${foldsHelped}`);
 });
+
+Deno.test("signedRankZ() equals the Wilcoxon signed-rank z with average ranks written out, ties and zeros included", () => {
+  const reference = (d: number[]) => {
+    const nz = d.filter((x) => x !== 0 && Number.isFinite(x));
+    const n = nz.length;
+    if (!n) return 0;
+    const order = nz.map((_, i) => i).sort((a, b) => Math.abs(nz[a]!) - Math.abs(nz[b]!));
+    let w = 0, tie = 0;
+    for (let i = 0; i < n;) {
+      let j = i;
+      while (j + 1 < n && Math.abs(nz[order[j + 1]!]!) === Math.abs(nz[order[i]!]!)) j++;
+      for (let k = i; k <= j; k++) if (nz[order[k]!]! > 0) w += (i + j + 2) / 2;
+      tie += (j - i + 1) ** 3 - (j - i + 1);
+      i = j + 1;
+    }
+    const v = (n * (n + 1) * (2 * n + 1)) / 24 - tie / 48;
+    return v > 0 ? (w - (n * (n + 1)) / 4) / Math.sqrt(v) : 0;
+  };
+  let seed = 9;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  for (let t = 0; t < 600; t++) {
+    const n = Math.floor(rnd() * 60), levels = 1 + Math.floor(rnd() * 4);
+    const d = Array.from(
+      { length: n },
+      () =>
+        t % 3 === 0
+          ? Math.round((rnd() - 0.5) * 2 * levels)
+          : t % 3 === 1
+          ? rnd() - 0.5
+          : rnd() < 0.1
+          ? NaN
+          : rnd() - 0.5,
+    );
+    const got = signedRankZ(d), want = reference(d);
+    ok(Object.is(got, want), `case ${t}: ${got} vs ${want}`);
+  }
+});
