@@ -59,11 +59,11 @@ const RACY_BYTES = 8 * 1024 * 1024;
  * modification time back still moves the change time), and, while either time is recent (`RACY_MS`) or
  * `hashed` asks, a hash of the content — so a same-size rewrite within one clock tick of the look is seen.
  */
-export function signature(st: Deno.FileInfo, path: string, hashed = false): string {
+export function signature(st: Deno.FileInfo, path: string, hashed = false, at = Date.now()): string {
   const m = st.mtime?.getTime() ?? 0;
   const c = st.ctime?.getTime() ?? 0;
   const base = `${st.size}:${m}:${c}`;
-  const racy = hashed || Date.now() - Math.max(m, c) < RACY_MS;
+  const racy = hashed || at - Math.max(m, c) < RACY_MS;
   if (!st.isFile || !racy || st.size > RACY_BYTES) return base;
   const d = hashRegular(path);
   return "error" in d ? base : `${base}#${d.hash.slice(0, 24)}`;
@@ -218,14 +218,24 @@ export function shadowPath(shadow: Shadow, rel: string): string {
  * What landed in a shadow: any file of a plain shadow; in a copy of a read-only lane, a file that is new or
  * differs from its copied signature ("write") or is gone ("delete").
  */
-export function shadowWrites(shadow: Shadow): { rel: string; op: "write" | "delete" }[] {
+export function shadowWrites(shadow: Shadow, at = Date.now()): { rel: string; op: "write" | "delete" }[] {
   const out: { rel: string; op: "write" | "delete" }[] = [];
   const seen = new Set<string>();
   for (const rel of listFiles(shadow.dir)) {
     if (shadow.ignore.includes(rel)) continue;
     seen.add(rel);
     const was = shadow.baseline?.[rel];
-    if (was !== undefined && sigMatches(was, `${shadow.dir}/${rel}`)) continue;
+    const path = `${shadow.dir}/${rel}`;
+    if (was !== undefined && sigMatches(was, path)) {
+      // A copy recorded with its content's hash (recent at the copy) that is old now is kept as size and
+      // times, so it is not hashed again at every look (a write from now on moves its times).
+      if (was.includes("#")) {
+        const st = lstat(path);
+        const now = st ? signature(st, path, false, at) : was;
+        if (!now.includes("#")) shadow.baseline![rel] = now;
+      }
+      continue;
+    }
     out.push({ rel, op: "write" });
   }
   for (const rel of Object.keys(shadow.baseline ?? {})) {

@@ -59,3 +59,21 @@ Deno.test("copyLane keeps the source's times, and a program's same-size rewrite 
   );
   Deno.removeSync(dir, { recursive: true });
 });
+
+Deno.test("shadowWrites keeps a copy recorded with its hash as size and times once it is old, and still sees a write", () => {
+  const dir = Deno.makeTempDirSync({ prefix: "arrow-lanes-" });
+  Deno.mkdirSync(`${dir}/src`);
+  Deno.writeTextFileSync(`${dir}/src/k.txt`, "k\n");
+  // Copied while recent: the baseline holds the content's hash.
+  const baseline = copyLane(`${dir}/src`, `${dir}/copy`, ["k.txt"]);
+  equal(baseline["k.txt"]!.includes("#"), true);
+  const shadow = { dir: `${dir}/copy`, shows: `${dir}/src`, ignore: [], baseline };
+  equal(shadowWrites(shadow).length, 0);
+  equal(baseline["k.txt"]!.includes("#"), true, "still recent: still hashed");
+  const later = Date.now() + 10 * RACY_MS;
+  equal(shadowWrites(shadow, later).length, 0);
+  equal(baseline["k.txt"]!.includes("#"), false, "old: size and times alone");
+  Deno.writeTextFileSync(`${dir}/copy/k.txt`, "j\n");
+  equal(JSON.stringify(shadowWrites(shadow, later)), JSON.stringify([{ rel: "k.txt", op: "write" }]));
+  Deno.removeSync(dir, { recursive: true });
+});

@@ -160,27 +160,31 @@ function scoresOf(p: Prediction, c: number): ArrayLike<number> {
  * expanded resample (every term is a small half-integer, so the two agree to the last bit). Multiclass is
  * the mean over classes with both sides present, one-vs-rest, as `score` does it.
  */
-function aucOfCounts(y: Float64Array, p: Prediction): (w: Float64Array) => number {
+function aucOfCounts(y: Float64Array, p: Prediction): (w: Int32Array) => number {
   const n = y.length;
   const classes = p.k === 1 ? [1] : Array.from({ length: p.k }, (_, c) => c);
+  // Per class, in score order: each row, whether it is of the class, and where each tie group ends
+  // (exclusive) — typed arrays and whole-number counts, so a resample's pass is a plain integer loop.
   const sorted = classes.map((c) => {
     const s = scoresOf(p, c);
     const order = Int32Array.from({ length: n }, (_, i) => i).sort((a, b) => s[a]! - s[b]!);
-    // Where each tie group ends (exclusive), in sorted order.
+    const ofClass = Uint8Array.from(order, (r) => (y[r] === c ? 1 : 0));
     const ends: number[] = [];
     for (let i = 0; i < n; i++) if (i + 1 === n || s[order[i + 1]!] !== s[order[i]!]) ends.push(i + 1);
-    return { c, order, ends };
+    return { order, ofClass, ends: Int32Array.from(ends) };
   });
   return (w) => {
     let sum = 0, used = 0;
-    for (const { c, order, ends } of sorted) {
+    for (let k = 0; k < sorted.length; k++) {
+      const { order, ofClass, ends } = sorted[k]!;
       let u = 0, below = 0, nPos = 0, nNeg = 0, at = 0;
-      for (const end of ends) {
+      for (let g = 0; g < ends.length; g++) {
+        const end = ends[g]!;
         let pos = 0, neg = 0;
         for (; at < end; at++) {
-          const r = order[at]!;
-          if (y[r] === c) pos += w[r]!;
-          else neg += w[r]!;
+          const x = w[order[at]!]!;
+          if (ofClass[at] === 1) pos += x;
+          else neg += x;
         }
         u += pos * (below + neg / 2);
         below += neg;
@@ -292,7 +296,7 @@ export function pairedBootstrap(
   resamples ??= resamplesFor(n);
   if (metric === "auc" && !rescore) {
     const ac = aucOfCounts(y, candidate), ai = aucOfCounts(y, incumbent);
-    const w = new Float64Array(n);
+    const w = new Int32Array(n);
     return bootstrap(y, candidate.task, seed, resamples, gain, (idx) => {
       w.fill(0);
       for (let i = 0; i < idx.length; i++) w[idx[i]!]! += 1;
