@@ -33,6 +33,8 @@ export class TreeBlackBox {
   readonly #incidents: Incident[] = [];
   /** The replay's hash chain, the graph path's own (record/chain.ts): its head in .arrow/chain. */
   readonly #chain = new Chain();
+  /** A state appended between cycles and not yet in state.json. */
+  #unwritten: TreeState | null = null;
 
   constructor(readonly runDir: string) {
     Deno.mkdirSync(`${runDir}/tree`, { recursive: true });
@@ -64,9 +66,6 @@ export class TreeBlackBox {
     if (!this.#unwritten) writeAtomic(this.#path("state"), canonicalPretty(state), false);
     if (state.pending === null || event.e === "init") this.report(state, this.#incidents);
   }
-
-  /** A state appended between cycles and not yet in state.json. */
-  #unwritten: TreeState | null = null;
 
   /** Writes state.json from the last appended state if a step between cycles left it behind. */
   flush(): void {

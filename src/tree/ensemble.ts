@@ -14,7 +14,7 @@ import { type MetricName, METRICS, outputsOf, type Prediction, score, type Targe
 import type { TreeData } from "./data.ts";
 import { unobserved } from "./execute/predictions.ts";
 import { type ColumnEvidence, residualSummary } from "./ideate/evidence.ts";
-import { lossFor, type LossGain, type LossName, pairedLoss } from "./gate/row_loss.ts";
+import { lossFor, type LossGain, type LossName, pairedLoss, roundedGain } from "./gate/row_loss.ts";
 import type { EnsembleMember, ExecResult, Hypothesis, TreeNode, TreeState } from "./types.ts";
 
 /** Most distinct candidates an ensemble is chosen from (the best on dev), and most selection rounds. */
@@ -30,15 +30,12 @@ export function keepOof(runDir: string, node: string, payload: string, preds?: P
   const path = oofPath(runDir, node);
   Deno.writeTextFileSync(`${path}.tmp`, payload);
   Deno.renameSync(`${path}.tmp`, path);
-  if (preds) {
-    const st = Deno.statSync(path);
-    remember(
-      path,
-      `${st.size}:${st.mtime?.getTime() ?? ""}:${preds.map((p) => p.values.length / p.k).join(",")}`,
-      preds,
-    );
-  }
+  if (preds) remember(path, stampOf(Deno.statSync(path), preds.map((p) => p.values.length / p.k)), preds);
 }
+
+/** What a kept file's parse is cached under: the file as it is on disk, and the fold sizes it was read for. */
+const stampOf = (st: Deno.FileInfo, foldSizes: readonly number[]) =>
+  `${st.size}:${st.mtime?.getTime() ?? ""}:${foldSizes.join(",")}`;
 
 function remember(path: string, stamp: string, preds: Prediction[] | null): void {
   if (cache.size > 256) cache.clear();
@@ -55,8 +52,7 @@ export function readOof(
   const path = oofPath(runDir, node);
   let stamp: string;
   try {
-    const st = Deno.statSync(path);
-    stamp = `${st.size}:${st.mtime?.getTime() ?? ""}:${foldSizes.join(",")}`;
+    stamp = stampOf(Deno.statSync(path), foldSizes);
   } catch {
     return null;
   }
@@ -346,7 +342,7 @@ export function vsStart(
   if (!against) return null;
   const ref = readOof(runDir, against, data.task.target, sizesOf(data));
   if (!ref) return null;
-  return roundGain(pairedLoss(s.config.metric, pooledLabels(data), pooled(folds), pooled(ref)));
+  return roundedGain(pairedLoss(s.config.metric, pooledLabels(data), pooled(folds), pooled(ref)));
 }
 
 /** A node's per-fold predictions against the start's and against its parent's (each when kept). */
@@ -363,16 +359,4 @@ export function rowComparisons(
   const start = vsStart(runDir, s, data, folds, root);
   const up = parent === root ? start : vsStart(runDir, s, data, folds, parent);
   return { ...(start ? { vs_start: start } : {}), ...(up ? { vs_parent: up } : {}) };
-}
-
-/** A comparison rounded for the record (the state is JSON; its bytes must not depend on the last digit). */
-function roundGain(g: LossGain): LossGain {
-  const r = (x: number) => (Number.isFinite(x) ? Number(x.toPrecision(6)) : x);
-  return {
-    ...g,
-    gain: r(g.gain),
-    se: r(g.se),
-    z: r(g.z),
-    ...(g.rank_z !== undefined ? { rank_z: r(g.rank_z) } : {}),
-  };
 }

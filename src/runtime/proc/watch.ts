@@ -93,23 +93,25 @@ export class HangClock {
    * is read and the CPU wait sampled once every `lookEvery(observeMs)` at most (each costs a few file reads
    * per process), and always before a silence is called a hang. */
   look(now: number, observeMs: number, waiting = false): Hang | null {
-    // A standby waiting for its line is not silent: its hang clock starts when it is told to go.
-    if (waiting) this.#clock.restart(now);
     const limit = K_FREEZE * observeMs;
-    if (now - this.#looked < lookEvery(observeMs) && this.#clock.elapsed(now) < limit) return null;
-    this.#looked = now;
-    this.#clock.credit(now);
+    // A standby waiting for its line is not silent: its hang clock starts when it is told to go.
+    const silent = waiting ? 0 : this.#clock.elapsed(now);
+    const due = now - this.#looked >= lookEvery(observeMs) || silent >= limit;
+    if (due) {
+      this.#looked = now;
+      this.#clock.credit(now);
+    }
     if (waiting) this.#clock.restart(now);
-    if (!this.tail) return null;
+    if (!due || !this.tail) return null;
     const fresh = this.tail.read();
     if (fresh.length) {
       this.lines.push(...fresh);
       this.#clock.restart(now);
     }
-    const silent = this.#clock.elapsed(now);
-    if (silent < limit) return null;
+    const silentFor = this.#clock.elapsed(now);
+    if (silentFor < limit) return null;
     const step = this.lines.length;
-    return { step, silent_ms: Math.round(silent), silent_from_start: step === 0 };
+    return { step, silent_ms: Math.round(silentFor), silent_from_start: step === 0 };
   }
 
   /** Every line seen, the last ones read once the child has ended. */

@@ -16,7 +16,7 @@
 import { newNode } from "../grow.ts";
 import { screenEffects } from "../ideate/insight.ts";
 import { libraryWrote } from "../ideate/library.ts";
-import { type LossGain, pairedLoss } from "../gate/row_loss.ts";
+import { pairedLoss, roundedGain } from "../gate/row_loss.ts";
 import { pooled, readOof } from "../ensemble.ts";
 import { type ChildOutcome, runChild, signedLine } from "./child.ts";
 import { type ExecutorWorld, materialize } from "./executor.ts";
@@ -45,9 +45,6 @@ export function screenable(s: TreeState, h: Hypothesis): boolean {
   if (h.members || h.source !== "library") return false;
   return h.step === null || libraryWrote(s, h);
 }
-
-/** Rounded for the record (the state is JSON; its bytes must not hang on a last digit). */
-const r6 = (x: number) => (Number.isFinite(x) ? Number(x.toPrecision(6)) : x);
 
 /**
  * Screens `candidates` (ranked, best first) for children of `parent` and keeps the `n` whose rows beat the
@@ -109,7 +106,7 @@ export async function screen(
     fitMs += Number(/"fit_ms":\s*([0-9.eE+-]+)/.exec(line.text.slice(-200))?.[1] ?? 0) || 0;
     const read = readFolds(line.text, task.target, sizes);
     if (!read.ok) return { ...base, problem: `not screened: ${read.problem}` };
-    return { ...base, gain: rounded(pairedLoss(s.config.metric, y, pooled(read.value.preds), ref)) };
+    return { ...base, gain: roundedGain(pairedLoss(s.config.metric, y, pooled(read.value.preds), ref)) };
   };
   const screened = await inPool(candidates, s.config.executors, one);
   const order = promotionOrder(screened, s.config.insights ? screenEffects(s.nodes).family : null);
@@ -138,16 +135,6 @@ export function promotionOrder(
     return prior ? (z + (prior.get(c.family)?.shrunk ?? 0)) / 2 : z;
   };
   return screened.map((c, i) => ({ c, i })).sort((a, b) => rank(b.c) - rank(a.c) || a.i - b.i);
-}
-
-function rounded(g: LossGain): LossGain {
-  return {
-    ...g,
-    gain: r6(g.gain),
-    se: r6(g.se),
-    z: r6(g.z),
-    ...(g.rank_z !== undefined ? { rank_z: r6(g.rank_z) } : {}),
-  };
 }
 
 /** One screen job: on a warm screening slot when there are slots, else a fresh child given its nonce. */

@@ -36,6 +36,18 @@ export interface LossGain {
   rank_z?: number;
 }
 
+/** A comparison rounded for the record (the state is JSON; its bytes must not hang on a last digit). */
+export function roundedGain(g: LossGain): LossGain {
+  const r = (x: number) => (Number.isFinite(x) ? Number(x.toPrecision(6)) : x);
+  return {
+    ...g,
+    gain: r(g.gain),
+    se: r(g.se),
+    z: r(g.z),
+    ...(g.rank_z !== undefined ? { rank_z: r(g.rank_z) } : {}),
+  };
+}
+
 /** Wilcoxon's signed-rank z of `d` (positive: the differences lean positive); 0 with no non-zero one. */
 export function signedRankZ(d: ArrayLike<number>): number {
   // The positive and the negative differences' sizes, each sorted apart (typed-array sorts, no comparator),
