@@ -16,9 +16,22 @@ import type { Prediction } from "./metrics.ts";
 import type { Task } from "./target.ts";
 
 export interface LinearParams {
-  /** L2 strength on the weights, finite ≥ 0 (0 is ordinary least squares / unpenalised). */
+  /** L2 strength on the weights, finite ≥ 0 (0 is ordinary least squares / unpenalised). With `tune`, the
+   * strength the inner cross-validation chose (what was asked is not used). */
   alpha: number;
+  /**
+   * Inner folds (2–10) to choose the strength from TUNE_ALPHAS on the training rows alone: each strength is
+   * fit on all but one inner fold and scored on it (squared error, or log-loss), and the one with the least
+   * summed loss is refit on every training row. Absent: `alpha` as given.
+   */
+  tune?: number;
 }
+
+/** The strengths an inner cross-validation (`tune`) chooses among: half-decades from 0.01 to 100. */
+export const TUNE_ALPHAS: readonly number[] = [0.01, 0.03, 0.1, 0.3, 1, 3, 10, 30, 100];
+
+/** Where the inner fits' Newton steps stop (relative change of the coefficients); the final fit uses 1e-10. */
+const TUNE_TOL = 1e-5;
 
 export const DEFAULT_LINEAR: Readonly<LinearParams> = { alpha: 1 };
 
@@ -47,15 +60,19 @@ export interface LinearModel {
 /** Checks linear parameters, filling defaults, with "Cannot …" messages naming the bad value. */
 export function linearParams(p: Partial<LinearParams> = {}): LinearParams {
   for (const k of Object.keys(p)) {
-    if (k !== "alpha") {
-      throw new RangeError(`Cannot use linear parameter ${JSON.stringify(k)}: it has only alpha`);
+    if (k !== "alpha" && k !== "tune") {
+      throw new RangeError(`Cannot use linear parameter ${JSON.stringify(k)}: it has only alpha and tune`);
     }
   }
   const alpha = p.alpha ?? DEFAULT_LINEAR.alpha;
   if (typeof alpha !== "number" || !Number.isFinite(alpha) || alpha < 0 || alpha > 1e12) {
     throw new RangeError(`Cannot use linear alpha ${JSON.stringify(alpha)}: a finite number in [0, 1e12]`);
   }
-  return { alpha };
+  if (p.tune === undefined) return { alpha };
+  if (!Number.isInteger(p.tune) || p.tune < 2 || p.tune > 10) {
+    throw new RangeError(`Cannot use linear tune ${JSON.stringify(p.tune)}: a whole number of folds, 2–10`);
+  }
+  return { alpha, tune: p.tune };
 }
 
 function readColumns(X: Matrix): LinearColumn[] {
@@ -104,12 +121,8 @@ export function fitLinear(
   const columns = readColumns(X);
   const { A, d } = design(X, columns);
   const K = task === "multiclass" ? classes.length : 1;
-  let beta: Float64Array, iterations = 0;
-  if (task === "regression") beta = ridge(A, y, n, d, q.alpha);
-  else {
-    const fit = logistic(A, y, n, d, K, q.alpha, K > 1 ? 1e-8 : 0);
-    beta = fit.beta, iterations = fit.iterations;
-  }
+  if (q.tune !== undefined) q.alpha = tunedAlpha(A, y, n, d, K, task, q.tune);
+  const { beta, iterations } = solve(A, y, n, d, K, task, q.alpha);
   const out = Array.from({ length: K }, (_, k) => Array.from(beta.subarray(k * d, (k + 1) * d)));
   return {
     format: "arrow-linear/1",
@@ -122,6 +135,83 @@ export function fitLinear(
     params: q,
     iterations,
   };
+}
+
+function solve(
+  A: Float64Array,
+  y: ArrayLike<number>,
+  n: number,
+  d: number,
+  K: number,
+  task: Task,
+  alpha: number,
+  from: Float64Array | null = null,
+  tol = 1e-10,
+): { beta: Float64Array; iterations: number } {
+  if (task === "regression") return { beta: ridge(A, y, n, d, alpha), iterations: 0 };
+  const fit = logistic(A, y, n, d, K, alpha, K > 1 ? 1e-8 : 0, 100, from, tol);
+  return { beta: fit.beta, iterations: fit.iterations };
+}
+
+/** Row i's loss under coefficients `beta`: squared error, or −log p of its class (floored at 1e-15). */
+function rowLoss(
+  A: Float64Array,
+  beta: Float64Array,
+  i: number,
+  d: number,
+  K: number,
+  task: Task,
+  y: number,
+) {
+  const f = (k: number) => {
+    let s = 0;
+    for (let a = 0; a < d; a++) s += A[i * d + a]! * beta[k * d + a]!;
+    return s;
+  };
+  if (task === "regression") return (y - f(0)) ** 2;
+  if (task === "binary") {
+    const p = 1 / (1 + Math.exp(-f(0)));
+    return -Math.log(Math.max(y === 1 ? p : 1 - p, 1e-15));
+  }
+  const F = Array.from({ length: K }, (_, k) => f(k));
+  const max = Math.max(...F);
+  const sum = F.reduce((t, v) => t + Math.exp(v - max), 0);
+  return -Math.max(F[y]! - max - Math.log(sum), Math.log(1e-15));
+}
+
+/**
+ * The strength of TUNE_ALPHAS with the least summed inner-validation loss over `k` inner folds of the training
+ * rows (row i in fold i mod k: no randomness, and the rows' order spreads the classes); ties go to the stronger
+ * penalty. The inputs stay standardised on all training rows, as the final fit reads them.
+ */
+function tunedAlpha(
+  A: Float64Array,
+  y: ArrayLike<number>,
+  n: number,
+  d: number,
+  K: number,
+  task: Task,
+  k: number,
+) {
+  const loss = new Float64Array(TUNE_ALPHAS.length);
+  for (let f = 0; f < k; f++) {
+    const train: number[] = [], valid: number[] = [];
+    for (let i = 0; i < n; i++) (i % k === f ? valid : train).push(i);
+    if (!train.length || !valid.length) continue;
+    const At = new Float64Array(train.length * d), yt = new Float64Array(train.length);
+    train.forEach((i, r) => (At.set(A.subarray(i * d, (i + 1) * d), r * d), yt[r] = y[i]!));
+    // Strongest first, each Newton solve starting from the previous strength's solution and stopping at a
+    // tolerance far finer than a validation loss can tell apart (a few steps each).
+    let from: Float64Array | null = null;
+    for (let j = TUNE_ALPHAS.length - 1; j >= 0; j--) {
+      const { beta } = solve(At, yt, train.length, d, K, task, TUNE_ALPHAS[j]!, from, TUNE_TOL);
+      for (const i of valid) loss[j]! += rowLoss(A, beta, i, d, K, task, y[i]!);
+      from = beta;
+    }
+  }
+  let best = TUNE_ALPHAS.length - 1;
+  for (let j = best - 1; j >= 0; j--) if (loss[j]! < loss[best]!) best = j;
+  return TUNE_ALPHAS[best]!;
 }
 
 /** Predicts the rows of X (columns named as at fit time, in the same order). */

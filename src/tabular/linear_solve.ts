@@ -76,7 +76,9 @@ export interface LogisticFit {
 
 /**
  * Penalised log-loss: β minimising Σ −log p(yᵢ) + (α/2)‖w‖² + (interceptPenalty/2)‖b‖², with p the sigmoid of
- * one output (K = 1, y ∈ {0, 1}) or the softmax of K outputs (y ∈ 0..K−1).
+ * one output (K = 1, y ∈ {0, 1}) or the softmax of K outputs (y ∈ 0..K−1). Newton's method starts at zero,
+ * or at `from` (a nearby solution, such as the one for the next strength along a path: fewer steps), and
+ * stops once a step moves no coefficient by more than `tol` relative to the largest.
  */
 export function logistic(
   A: Float64Array,
@@ -87,9 +89,11 @@ export function logistic(
   alpha: number,
   interceptPenalty: number,
   maxIter = 100,
+  from: Float64Array | null = null,
+  tol = 1e-10,
 ): LogisticFit {
   const D = K * d;
-  let beta = new Float64Array(D);
+  let beta = from && from.length === D ? Float64Array.from(from) : new Float64Array(D);
   const pen = (j: number) => (j % d === 0 ? interceptPenalty : alpha);
   const objective = (b: Float64Array) => {
     let s = 0;
@@ -121,7 +125,7 @@ export function logistic(
     }
     const moved = step.reduce((m, v) => Math.max(m, Math.abs(t * v)), 0);
     beta = next, f = fn;
-    if (moved < 1e-10 * (1 + beta.reduce((m, v) => Math.max(m, Math.abs(v)), 0))) {
+    if (moved < tol * (1 + beta.reduce((m, v) => Math.max(m, Math.abs(v)), 0))) {
       it++;
       break;
     }

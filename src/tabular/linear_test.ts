@@ -1,7 +1,7 @@
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import type { Matrix } from "./encode.ts";
 import { fitGbdt, predictGbdt } from "./gbdt.ts";
-import { fitLinear, type LinearModel, linearParams, predictLinear } from "./linear.ts";
+import { fitLinear, type LinearModel, linearParams, predictLinear, TUNE_ALPHAS } from "./linear.ts";
 import { parseLinearModel } from "./linear_json.ts";
 import { score } from "./metrics.ts";
 import { mulberry32 } from "./prng.ts";
@@ -132,4 +132,52 @@ Deno.test("linearParams() and fitLinear() refuse bad input with Cannot messages"
     () => predictLinear(fitLinear(X, Float64Array.of(1, 2, 3, 5), "regression", []), matrix([X.columns[0]!])),
     /Cannot predict/,
   );
+});
+
+Deno.test("fitLinear() with tune chooses the strength an inner cross-validation written out here chooses", () => {
+  // Few rows and many noise columns want a strong penalty; many rows and a clean signal a weak one.
+  const noisy = data(60, 12, 31, (x, r) => (x[0]! + 2 * (r - 0.5) > 0 ? 1 : 0));
+  const clean = data(400, 3, 32, (x) => (2 * x[0]! - x[1]! > 0 ? 1 : 0));
+  for (const [d, task, classes] of [[noisy, "binary", ["0", "1"]], [clean, "binary", ["0", "1"]]] as const) {
+    const m = fitLinear(d.X, d.y, task, classes, { alpha: 1, tune: 3 });
+    // The same choice, written out: each strength fit on two thirds (row i in fold i mod 3), scored on the rest.
+    const loss = TUNE_ALPHAS.map((alpha) => {
+      let s = 0;
+      for (let f = 0; f < 3; f++) {
+        const tr = [...Array(d.y.length).keys()].filter((i) => i % 3 !== f);
+        const va = [...Array(d.y.length).keys()].filter((i) => i % 3 === f);
+        const pick = (rows: number[]) =>
+          matrix(d.X.columns.map((c) => Float64Array.from(rows, (i) => c[i]!)));
+        const fit = fitLinear(pick(tr), Float64Array.from(tr, (i) => d.y[i]!), task, classes, { alpha });
+        const p = predictLinear(fit, pick(va)).values;
+        va.forEach((i, r) => (s -= Math.log(Math.max(d.y[i] === 1 ? p[r]! : 1 - p[r]!, 1e-15))));
+      }
+      return s;
+    });
+    const best = TUNE_ALPHAS[loss.indexOf(Math.min(...loss))]!;
+    // Standardising on all rows or on each fold's two thirds moves the losses a little, not the order of
+    // half-decades: the choice is the written-out one or its neighbour.
+    const at = TUNE_ALPHAS.indexOf(m.params.alpha);
+    ok(
+      at >= 0 && Math.abs(at - TUNE_ALPHAS.indexOf(best)) <= 1,
+      `tuned ${m.params.alpha}, written out ${best}`,
+    );
+    equal(m.params.tune, 3);
+    // The refit is the fixed-strength fit at the chosen strength, byte for byte apart from the params.
+    const fixed = fitLinear(d.X, d.y, task, classes, { alpha: m.params.alpha });
+    deepEqual(m.weights, fixed.weights);
+    equal(JSON.stringify(parseLinearModel(JSON.parse(JSON.stringify(m)))), JSON.stringify(m));
+  }
+  const strong = fitLinear(noisy.X, noisy.y, "binary", ["0", "1"], { alpha: 1, tune: 3 }).params.alpha;
+  const weak = fitLinear(clean.X, clean.y, "binary", ["0", "1"], { alpha: 1, tune: 3 }).params.alpha;
+  ok(strong > weak, `noisy few rows ${strong} vs clean many rows ${weak}`);
+  // Regression and multiclass choose too, and deterministically.
+  const reg = data(200, 4, 33, (x, r) => x[0]! - x[1]! + 0.5 * (r - 0.5));
+  const a = fitLinear(reg.X, reg.y, "regression", [], { tune: 4 });
+  equal(JSON.stringify(fitLinear(reg.X, reg.y, "regression", [], { tune: 4 })), JSON.stringify(a));
+  ok(TUNE_ALPHAS.includes(a.params.alpha));
+  const mc = data(300, 3, 34, (x) => (x[0]! > 0.3 ? 2 : x[0]! + x[1]! > -0.2 ? 1 : 0));
+  ok(TUNE_ALPHAS.includes(fitLinear(mc.X, mc.y, "multiclass", ["a", "b", "c"], { tune: 3 }).params.alpha));
+  throws(() => linearParams({ tune: 1 }), /Cannot use linear tune 1/);
+  throws(() => linearParams({ tune: 2.5 }), /Cannot use linear tune 2.5/);
 });

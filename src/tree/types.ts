@@ -14,8 +14,9 @@ import type { Family } from "./ideate/families.ts";
 export type TreeNodeId = string;
 
 /** An artifact's model settings: GBDT parameters (no `kind`, or `kind: "gbdt"` replacing a linear parent's),
- * or `{ kind: "linear", alpha }` — the toolkit's regularised linear model on the encoded features. */
-export type ArtifactModel = Partial<GbdtParams> & { kind?: "gbdt" | "linear"; alpha?: number };
+ * or `{ kind: "linear", alpha, tune? }` — the toolkit's regularised linear model on the encoded features (with
+ * `tune`, its strength chosen by inner cross-validation on the training rows). */
+export type ArtifactModel = Partial<GbdtParams> & { kind?: "gbdt" | "linear"; alpha?: number; tune?: number };
 
 /** One member of an ensemble artifact: an evaluated node and its weight (weights sum to 1). */
 export interface EnsembleMember {

@@ -18,6 +18,7 @@ import { screenEffects } from "../ideate/insight.ts";
 import { libraryWrote } from "../ideate/library.ts";
 import { pairedLoss, roundedGain } from "../gate/row_loss.ts";
 import { pooled, readOof } from "../ensemble.ts";
+import { endBar, promise } from "../confirm.ts";
 import { type ChildOutcome, runChild, signedLine } from "./child.ts";
 import { type ExecutorWorld, materialize } from "./executor.ts";
 import { screenFolds } from "./harness/inputs.ts";
@@ -109,7 +110,10 @@ export async function screen(
     return { ...base, gain: roundedGain(pairedLoss(s.config.metric, y, pooled(read.value.preds), ref)) };
   };
   const screened = await inPool(candidates, s.config.executors, one);
-  const order = promotionOrder(screened, s.config.insights ? screenEffects(s.nodes).family : null);
+  const order = promotionOrder(screened, s.config.insights ? screenEffects(s.nodes).family : null, {
+    heldout: s.dataset.heldout,
+    bar: endBar(s),
+  });
   const keep = new Set(order.slice(0, n).map((x) => x.i));
   return {
     promoted: order.slice(0, n).map((x) => candidates[x.i]!),
@@ -121,20 +125,27 @@ export async function screen(
 
 /**
  * The screened candidates in the order they are promoted: the unscreened first (the executors judge them),
- * then by their screen's z — with `prior` (insights on), shrunk halfway toward what the screens measured of
- * the candidate's family before (a lucky screen of a family that keeps losing is trusted less); ties keep
- * the ideator's order.
+ * then, with `confirm` (the held-out rows and the gate's bar), by what each screen promises at the gate
+ * (confirm.ts `promise`: its per-row gain times the chance that held-out rows confirm it, its z scaled from
+ * the screen's rows to the held-out part's) — a sure sliver and a large gain resting on a few rows both give
+ * way to a large gain the gate can see — and among those promising nothing, by the z itself. The z is, with
+ * `prior` (insights on), shrunk halfway toward what the screens measured of the candidate's family before (a
+ * lucky screen of a family that keeps losing is trusted less); ties keep the ideator's order.
  */
 export function promotionOrder(
   screened: readonly ScreenedCandidate[],
   prior: ReadonlyMap<string, { shrunk: number }> | null,
+  confirm: { heldout: number; bar: number } | null = null,
 ): { c: ScreenedCandidate; i: number }[] {
-  const rank = (c: ScreenedCandidate) => {
+  const zOf = (c: ScreenedCandidate) => {
     if (!c.gain) return Infinity;
     const z = Math.max(-6, Math.min(6, c.gain.z));
     return prior ? (z + (prior.get(c.family)?.shrunk ?? 0)) / 2 : z;
   };
-  return screened.map((c, i) => ({ c, i })).sort((a, b) => rank(b.c) - rank(a.c) || a.i - b.i);
+  const promised = (c: ScreenedCandidate) =>
+    !c.gain ? Infinity : !confirm ? 0 : promise(c.gain.gain, zOf(c), c.gain.n, confirm.heldout, confirm.bar);
+  const keyed = screened.map((c, i) => ({ c, i, p: promised(c), z: zOf(c) }));
+  return keyed.sort((a, b) => b.p - a.p || b.z - a.z || a.i - b.i).map(({ c, i }) => ({ c, i }));
 }
 
 /** One screen job: on a warm screening slot when there are slots, else a fresh child given its nonce. */

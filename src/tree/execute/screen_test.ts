@@ -25,3 +25,26 @@ Deno.test("promotionOrder(): the unscreened first, then by z; insights shrink a 
   const prior = new Map([["linear_model", { shrunk: -2 }], ["ratio", { shrunk: 0.3 }]]);
   deepEqual(keys(promotionOrder(screened, prior)), ["c", "a", "d", "b"]);
 });
+
+Deno.test("promotionOrder() with the gate's reach: a large gain the held-out rows can see before a sure sliver", () => {
+  const g = (key: string, gain: number, z: number, n = 80): ScreenedCandidate => ({
+    ...c(key, "ratio", z),
+    gain: { loss: "logloss", gain, se: gain / z, n, z },
+  });
+  const screened = [
+    g("sliver", 0.0016, 1.64),
+    g("large", 0.0134, 1.2),
+    g("loses", -0.02, -2.5),
+    g("tiny", 0.0002, 2.5),
+    c("u", "log", null),
+  ];
+  const keys = (o: { c: ScreenedCandidate }[]) => o.map((x) => x.c.key);
+  // By z alone the surest slivers go first.
+  deepEqual(keys(promotionOrder(screened, null)), ["u", "tiny", "sliver", "large", "loses"]);
+  // By what each promises on 70 held-out rows against a bar of 1.88 (gain × Φ(z·√(70/80) − 1.88)): the large
+  // gain (0.0030), the sliver (0.0006), the tiny one (0.0001); one that loses promises nothing.
+  deepEqual(
+    keys(promotionOrder(screened, null, { heldout: 70, bar: 1.88 })),
+    ["u", "large", "sliver", "tiny", "loses"],
+  );
+});

@@ -9,6 +9,7 @@ import {
   libraryIdeas,
   libraryWrote,
   LINEAR_ALPHAS,
+  LINEAR_TUNE,
   linearIdeas,
 } from "./library.ts";
 import { step } from "../step.ts";
@@ -218,16 +219,27 @@ Deno.test("configIdeas() draws whole GBDT configurations: several knobs, valid, 
   equal(offered.length, CONFIG_DRAWS + 1, "the library offers them");
 });
 
-Deno.test("the linear family: an L2 grid that replaces a GBDT parent's settings, and GBDT moves back", () => {
+Deno.test("the linear family: a tuned strength first, then an L2 grid, replacing a GBDT parent's settings", () => {
   const s = run(fakeStart(), baseline).state;
   const root = s.nodes.n0!;
   const lin = linearIdeas(root);
-  deepEqual(lin.map((i) => i.model), LINEAR_ALPHAS.map((alpha) => ({ kind: "linear", alpha })));
+  deepEqual(lin.map((i) => i.model), [
+    { kind: "linear", alpha: 1, tune: LINEAR_TUNE },
+    ...LINEAR_ALPHAS.map((alpha) => ({ kind: "linear", alpha })),
+  ]);
+  truthy(lin[0]!.prior > Math.max(...lin.slice(1).map((i) => i.prior)), "the tuned model is tried first");
   const parent = { ...root, artifact: { steps: [], model: { kind: "linear" as const, alpha: 3 } } };
-  // From a linear parent: the other strengths, whole GBDT configurations (kind gbdt), no one-knob moves.
-  deepEqual(linearIdeas(parent).map((i) => i.params.alpha), LINEAR_ALPHAS.filter((a) => a !== 3));
+  // From a linear parent: the tuned strength, the other strengths, whole GBDT configurations (kind gbdt), no
+  // one-knob moves.
+  deepEqual(linearIdeas(parent).map((i) => i.params.alpha ?? "tuned"), [
+    "tuned",
+    ...LINEAR_ALPHAS.filter((a) => a !== 3),
+  ]);
   const moves = allIdeas(s.dataset.columns, parent, 1).filter((i) => i.family === "capacity");
   truthy(moves.length > 0 && moves.every((i) => i.model.kind === "gbdt" && "config" in i.params));
+  // A tuned linear parent has no strength left to set.
+  const tuned = { ...root, artifact: { steps: [], model: { kind: "linear" as const, alpha: 1, tune: 3 } } };
+  deepEqual(linearIdeas(tuned), []);
 });
 
 Deno.test("familyEffects(): an effect estimate that grows with evidence, its uncertainty shrinking", () => {

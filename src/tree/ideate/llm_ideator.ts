@@ -57,7 +57,8 @@ export const SYSTEM_PROMPT = [
   "the module runs in a sandbox that allows none.",
   'Instead of a module you may change the model: {"hypothesis": "<one sentence>", "model": {<settings>}} with',
   "GBDT settings among " + MODEL_KEYS.join(", ") + " (they replace the parent's one by one), or",
-  '{"kind": "linear", "alpha": <L2 strength ≥ 0>} for a regularised linear model on the encoded features.',
+  '{"kind": "linear", "alpha": <L2 strength ≥ 0>} for a regularised linear model on the encoded features',
+  '(add "tune": <inner folds, 2–10> to have the strength chosen by cross-validation on the training rows).',
   'You may propose several at once: {"hypotheses": [<one object as above>, ...]}.',
 ].join("\n");
 
@@ -217,11 +218,12 @@ function modelOf(
   const o = m as Record<string, unknown>;
   try {
     if (o.kind === "linear") {
-      const extra = Object.keys(o).filter((k) => k !== "kind" && k !== "alpha");
+      const extra = Object.keys(o).filter((k) => k !== "kind" && k !== "alpha" && k !== "tune");
       if (extra.length) {
-        return { ok: false, problem: `a linear model has only alpha, not ${extra.join(", ")}` };
+        return { ok: false, problem: `a linear model has only alpha and tune, not ${extra.join(", ")}` };
       }
-      return { ok: true, model: { kind: "linear", ...linearParams({ alpha: o.alpha as number }) } };
+      const asked = { alpha: o.alpha as number, ...(o.tune !== undefined ? { tune: o.tune as number } : {}) };
+      return { ok: true, model: { kind: "linear", ...linearParams(asked) } };
     }
     const keys = Object.keys(o).filter((k) => k !== "kind");
     const bad = keys.filter((k) => !(MODEL_KEYS as readonly string[]).includes(k));
@@ -232,6 +234,7 @@ function modelOf(
     const base: Partial<GbdtParams> = fromLinear ? {} : { ...parent.artifact.model };
     delete (base as ArtifactModel).kind;
     delete (base as ArtifactModel).alpha;
+    delete (base as ArtifactModel).tune;
     gbdtParams({ ...base, ...change }); // throws, naming the bad value
     return { ok: true, model: fromLinear || o.kind === "gbdt" ? { kind: "gbdt", ...change } : change };
   } catch (e) {

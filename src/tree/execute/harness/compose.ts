@@ -18,7 +18,7 @@ const STEP_PATH = /^steps\/[A-Za-z0-9_.-]{1,120}\.ts$/;
 export interface ArtifactManifest {
   format: typeof ARTIFACT_FORMAT;
   steps: string[];
-  model: Partial<GbdtParams> & { kind?: "gbdt" | "linear"; alpha?: number };
+  model: Partial<GbdtParams> & { kind?: "gbdt" | "linear"; alpha?: number; tune?: number };
   /**
    * SHA-256 (hex) of the step modules Arrow's library wrote, as Arrow checked when it wrote the artifact:
    * a step whose file hashes to one of these is Arrow's own code (harness.ts runs it beside the encoders).

@@ -195,7 +195,11 @@ async function job(
   if (modules.length) pool.want(fits.length);
   // The linear model has no seed (it is deterministic); a GBDT takes the run's.
   const model = manifest.model.kind === "linear"
-    ? { kind: "linear" as const, alpha: manifest.model.alpha ?? 1 }
+    ? {
+      kind: "linear" as const,
+      alpha: manifest.model.alpha ?? 1,
+      ...(manifest.model.tune !== undefined ? { tune: manifest.model.tune } : {}),
+    }
     : { ...manifest.model, seed: task.seed };
   /** The last fit's pipeline (a refit prints it: the saved model); its steps' state only when they ran here. */
   let fitted: FittedPipeline | null = null;
