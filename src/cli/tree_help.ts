@@ -18,8 +18,9 @@ indicators, log/ratio/product, binning, rare levels, frequency and out-of-fold t
 group statistics, dropping a column, whole-model settings, a regularised linear model with its strength
 chosen by inner cross-validation or fixed, ensembles of evaluated nodes — or an LLM's own module), screen
 three times as many as there are executors on one or two dev folds and keep those whose gain the held-out
-rows are likeliest to confirm (--screen), run each in its own sandboxed executor (a Deno child that can read only its
-dev rows and its scope and write only its scope; under bubblewrap the rest of the data is not even there),
+rows are likeliest to confirm (--screen), run each in its own sandboxed executor (a Deno child that can
+read only its dev rows and its scope and write only its scope; under bubblewrap the rest of the data is not
+even there),
 recompute its claimed dev score from its artifact (and which columns it relies on), distil an insight
 (helped / hurt / neutral / failed: the node's out-of-fold per-row losses paired with its parent's on every
 dev row, labelled only beyond their noise) and pass it up the tree, and once the cycles are spent, send the
