@@ -13,6 +13,7 @@ import { cellValue, readCsvFile, writeCsv } from "../src/tabular/mod.ts";
 import { idLike, loadData } from "../src/tree/data.ts";
 import { trivialScore } from "../src/tree/gate/references.ts";
 import { refitRows } from "../src/tree/gate/gate.ts";
+import { TUNE_ALPHAS } from "../src/tabular/linear.ts";
 
 const FIX = new URL("./fixtures/tree/", import.meta.url).pathname;
 
@@ -123,7 +124,10 @@ Deno.test("a run records its splits, refits and saves its model, scores its refe
       deepEqual(model.columns.map((c: { name: string }) => c.name), ["x1", "x2", "group", "name"]);
       equal(model.fit_rows, 159 - JSON.parse(Deno.readTextFileSync(o.splits)).test.length, "dev + held-out");
       equal(model.final_test, o.references.admitted_refit.score);
-      for (const f of ["gbdt.json", "encoding.json"]) ok(Deno.statSync(`${o.run_dir}/model/${f}`).isFile, f);
+      ok(["gbdt.json", "linear.json"].includes(model.files.model), model.files.model);
+      for (const f of [model.files.model, "encoding.json"]) {
+        ok(Deno.statSync(`${o.run_dir}/model/${f}`).isFile, f);
+      }
       equal(model.predict, "in-process");
     });
 
@@ -232,6 +236,46 @@ Deno.test("an id-like column is left out before anything runs; a name with words
   }
 });
 
+Deno.test("a linear start that tunes its strength: saved as linear.json with the strength chosen, and predicts", async () => {
+  const tmp = Deno.makeTempDirSync({ prefix: "arrow-tree-linear-" });
+  try {
+    const start = `${tmp}/linear_start.json`;
+    Deno.writeTextFileSync(
+      start,
+      JSON.stringify({
+        format: "arrow-tree-artifact/1",
+        steps: [],
+        model: { kind: "linear", alpha: 1, tune: 3 },
+      }),
+    );
+    const o = await treeRun(tmp, `${FIX}small.csv`, ["--start", start, "--cycles", "1"]);
+    const model = JSON.parse(Deno.readTextFileSync(`${o.run_dir}/model/model.json`));
+    const fitted = JSON.parse(Deno.readTextFileSync(`${o.run_dir}/model/${model.files.model}`));
+    // The file is named for the model it holds, whichever node was admitted.
+    equal(model.files.model, fitted.format === "arrow-linear/1" ? "linear.json" : "gbdt.json");
+    if (model.node === "n0") {
+      equal(fitted.format, "arrow-linear/1", "nothing admitted: the start's refit, a linear model");
+      equal(fitted.params.tune, 3);
+      ok(TUNE_ALPHAS.includes(fitted.params.alpha), `the chosen strength ${fitted.params.alpha}`);
+    }
+    const r = await arrow(["tree", "predict", o.run_dir, `${FIX}small.csv`]);
+    equal(r.code, 0, r.stderr);
+    const lines = r.stdout.trim().split("\n");
+    equal(lines[0], "row,prediction,p_no,p_yes");
+    equal(lines.length - 1, 160);
+    // An unreadable files.model is an error naming the manifest, not a crash.
+    Deno.writeTextFileSync(
+      `${o.run_dir}/model/model.json`,
+      JSON.stringify({ ...model, files: { ...model.files, model: "../x.json" } }),
+    );
+    const bad = await arrow(["tree", "predict", o.run_dir, `${FIX}small.csv`]);
+    equal(bad.code, 1);
+    match(bad.stderr, /model\.json: files\.model "\.\.\/x\.json" is not a file name in the model/);
+  } finally {
+    Deno.removeSync(tmp, { recursive: true });
+  }
+});
+
 Deno.test("--start weak starts from 10 stumps; a bad --start file is an input error naming it", async () => {
   const tmp = Deno.makeTempDirSync({ prefix: "arrow-tree-start-" });
   try {
@@ -256,6 +300,23 @@ Deno.test("--start weak starts from 10 stumps; a bad --start file is an input er
     ]);
     equal(r.code, 1);
     match(r.stderr, /--start .*bad_start\.json: Cannot use GBDT maxDepth 99/);
+    Deno.writeTextFileSync(
+      bad,
+      JSON.stringify({ format: "arrow-tree-artifact/1", steps: [], model: { kind: "linear", tune: 1 } }),
+    );
+    const badTune = await arrow([
+      "tree",
+      "--data",
+      `${FIX}small.csv`,
+      "--target",
+      "label",
+      "--runs-dir",
+      tmp,
+      "--start",
+      bad,
+    ]);
+    equal(badTune.code, 1);
+    match(badTune.stderr, /--start .*bad_start\.json: Cannot use linear tune 1/);
     const missing = await arrow([
       "tree",
       "--data",

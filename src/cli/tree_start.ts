@@ -7,14 +7,15 @@
  * @module
  */
 import { dirname } from "node:path";
-import { type GbdtParams, gbdtParams } from "../tabular/mod.ts";
+import { type GbdtParams, gbdtParams, linearParams } from "../tabular/mod.ts";
 import { parseArtifact } from "../tree/mod.ts";
 import type { StepFile } from "../tree/mod.ts";
 
 export interface StartArtifact {
   kind: "default" | "weak" | "file";
   file?: string;
-  model: Partial<GbdtParams>;
+  /** GBDT settings, or `{ kind: "linear", alpha, tune? }` (as an artifact.json of a run may hold). */
+  model: Partial<GbdtParams> & { kind?: "gbdt" | "linear"; alpha?: number; tune?: number };
   steps: StepFile[];
 }
 
@@ -44,8 +45,9 @@ export function loadStart(arg: string | undefined): StartArtifact {
   let manifest;
   try {
     manifest = parseArtifact(raw);
-    const { seed: _, ...rest } = gbdtParams(manifest.model);
-    void rest;
+    const { kind, ...settings } = manifest.model;
+    if (kind === "linear") linearParams(settings as { alpha?: number; tune?: number });
+    else gbdtParams(settings);
   } catch (e) {
     throw new StartError(`--start ${arg}: ${(e as Error).message}`);
   }

@@ -1,7 +1,8 @@
 /**
  * The run's final model on disk (`model/`): the admitted artifact refit on dev + held-out, as plain files a
  * reader without Arrow can open — `model.json` (the manifest: format, input columns and kinds, target, task,
- * classes, metric, steps), `gbdt.json` (the boosted trees), `encoding.json` (the column encoders),
+ * classes, metric, steps), `gbdt.json` (the boosted trees) or `linear.json` (the linear model, with the L2
+ * strength it was fit at), named by the manifest's `files.model`, `encoding.json` (the column encoders),
  * `steps_state.json` (the fitted state of the library's steps) and `artifact/` (artifact.json and the step
  * modules, at a scope's depth so their toolkit import resolves as it did in the run).
  *
@@ -36,7 +37,9 @@ export interface ModelManifest {
   model_params: Record<string, number | string>;
   /** The columns the steps produce (what the encoders read); null without steps. */
   steps_output: { name: string; kind: string }[] | null;
-  files: { gbdt: string; encoding: string; steps_state: string | null };
+  /** `model`: the fitted model's file (`gbdt.json` or `linear.json`); manifests written before it existed
+   * name `gbdt` instead, always `gbdt.json`. */
+  files: { model?: string; gbdt?: string; encoding: string; steps_state: string | null };
   /** An ensemble: its members' model directories (relative to this one) and weights (absent: one model). */
   members?: { node: string; weight: number; dir: string }[];
   /** The artifact's directory relative to this one (absent: `artifact`). */
@@ -114,7 +117,7 @@ function writeEnsemble(
     steps: [],
     model_params: {},
     steps_output: null,
-    files: { gbdt: "", encoding: "", steps_state: null },
+    files: { model: "", encoding: "", steps_state: null },
     members: members.map(({ node, weight, dir }) => ({ node, weight, dir })),
     predict: predictable ? "in-process" : "unavailable",
     predict_note: predictable
@@ -153,6 +156,8 @@ function write(
   });
   const { task, table } = data;
   const predictable = library && (steps.length === 0 || m.steps_state !== null);
+  const linear = (m.gbdt as { format?: unknown } | null)?.format === "arrow-linear/1";
+  const fittedFile = linear ? "linear.json" : "gbdt.json";
   const manifest: ModelManifest = {
     format: MODEL_FORMAT,
     node,
@@ -174,7 +179,7 @@ function write(
     steps_output: m.schema?.columns ?? null,
     ...(art === "artifact" ? {} : { artifact_dir: art }),
     files: {
-      gbdt: "gbdt.json",
+      model: fittedFile,
       encoding: "encoding.json",
       steps_state: steps.length ? "steps_state.json" : null,
     },
@@ -185,7 +190,7 @@ function write(
       : "a step is not the library's: its fitted state stayed in the sandboxed worker that fit it, so this " +
         "model cannot predict outside a run",
   };
-  Deno.writeTextFileSync(`${dir}/gbdt.json`, JSON.stringify(m.gbdt) + "\n");
+  Deno.writeTextFileSync(`${dir}/${fittedFile}`, JSON.stringify(m.gbdt) + "\n");
   Deno.writeTextFileSync(`${dir}/encoding.json`, canonicalPretty(m.encoding));
   if (steps.length) Deno.writeTextFileSync(`${dir}/steps_state.json`, JSON.stringify(m.steps_state) + "\n");
   Deno.writeTextFileSync(`${dir}/model.json`, canonicalPretty(manifest));

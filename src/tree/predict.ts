@@ -244,7 +244,13 @@ async function predictOne(
     evalTable = fromRows(rows, { columns: m.steps_output ?? [] } as Schema);
   }
   const encoding = readJson(`${dir}/encoding.json`, "encoding") as Encoding;
-  const fitted = parseModel(readJson(`${dir}/gbdt.json`, "model"));
+  const file = m.files?.model ?? m.files?.gbdt ?? "gbdt.json";
+  if (typeof file !== "string" || !/^[a-z_]+\.json$/.test(file)) {
+    throw new PredictError(
+      `${dir}/model.json: files.model ${JSON.stringify(file)} is not a file name in the model`,
+    );
+  }
+  const fitted = parseModel(readJson(`${dir}/${file}`, "model"));
   return predictModel(fitted, applyEncoding(encoding, evalTable, allRows(evalTable)));
 }
 
