@@ -282,52 +282,20 @@ Deno.test("--start weak starts from 10 stumps; a bad --start file is an input er
     const o = await treeRun(tmp, `${FIX}small.csv`, ["--start", "weak", "--cycles", "1"]);
     const art = JSON.parse(Deno.readTextFileSync(`${o.run_dir}/nodes/n0/artifact.json`));
     deepEqual(art.model, { stages: 10, maxDepth: 1 });
+    const startWith = (file: string) =>
+      arrow(["tree", "--data", `${FIX}small.csv`, "--target", "label", "--runs-dir", tmp, "--start", file]);
     const bad = `${tmp}/bad_start.json`;
-    Deno.writeTextFileSync(
-      bad,
-      JSON.stringify({ format: "arrow-tree-artifact/1", steps: [], model: { maxDepth: 99 } }),
-    );
-    const r = await arrow([
-      "tree",
-      "--data",
-      `${FIX}small.csv`,
-      "--target",
-      "label",
-      "--runs-dir",
-      tmp,
-      "--start",
-      bad,
-    ]);
-    equal(r.code, 1);
-    match(r.stderr, /--start .*bad_start\.json: Cannot use GBDT maxDepth 99/);
-    Deno.writeTextFileSync(
-      bad,
-      JSON.stringify({ format: "arrow-tree-artifact/1", steps: [], model: { kind: "linear", tune: 1 } }),
-    );
-    const badTune = await arrow([
-      "tree",
-      "--data",
-      `${FIX}small.csv`,
-      "--target",
-      "label",
-      "--runs-dir",
-      tmp,
-      "--start",
-      bad,
-    ]);
-    equal(badTune.code, 1);
-    match(badTune.stderr, /--start .*bad_start\.json: Cannot use linear tune 1/);
-    const missing = await arrow([
-      "tree",
-      "--data",
-      `${FIX}small.csv`,
-      "--target",
-      "label",
-      "--runs-dir",
-      tmp,
-      "--start",
-      `${tmp}/none.json`,
-    ]);
+    const refused: [Record<string, unknown>, RegExp][] = [
+      [{ maxDepth: 99 }, /--start .*bad_start\.json: Cannot use GBDT maxDepth 99/],
+      [{ kind: "linear", tune: 1 }, /--start .*bad_start\.json: Cannot use linear tune 1/],
+    ];
+    for (const [model, why] of refused) {
+      Deno.writeTextFileSync(bad, JSON.stringify({ format: "arrow-tree-artifact/1", steps: [], model }));
+      const r = await startWith(bad);
+      equal(r.code, 1);
+      match(r.stderr, why);
+    }
+    const missing = await startWith(`${tmp}/none.json`);
     equal(missing.code, 1);
     match(missing.stderr, /none\.json: no such file/);
   } finally {
