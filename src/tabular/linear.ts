@@ -11,7 +11,7 @@
  * @module
  */
 import type { Matrix } from "./encode.ts";
-import { logistic, ridge } from "./linear_solve.ts";
+import { logistic, probs, ridge } from "./linear_solve.ts";
 import type { Prediction } from "./metrics.ts";
 import type { Task } from "./target.ts";
 
@@ -121,8 +121,9 @@ export function fitLinear(
   const columns = readColumns(X);
   const { A, d } = design(X, columns);
   const K = task === "multiclass" ? classes.length : 1;
-  if (q.tune !== undefined) q.alpha = tunedAlpha(A, y, n, d, K, task, q.tune);
-  const { beta, iterations } = solve(A, y, n, d, K, task, q.alpha);
+  const m: Design = { A, y, n, d, K, task };
+  if (q.tune !== undefined) q.alpha = tunedAlpha(m, q.tune);
+  const { beta, iterations } = solve(m, q.alpha);
   const out = Array.from({ length: K }, (_, k) => Array.from(beta.subarray(k * d, (k + 1) * d)));
   return {
     format: "arrow-linear/1",
@@ -137,46 +138,38 @@ export function fitLinear(
   };
 }
 
+/** A design matrix (n rows × d columns, row-major) with its labels and the task's outputs K. */
+interface Design {
+  A: Float64Array;
+  y: ArrayLike<number>;
+  n: number;
+  d: number;
+  K: number;
+  task: Task;
+}
+
 function solve(
-  A: Float64Array,
-  y: ArrayLike<number>,
-  n: number,
-  d: number,
-  K: number,
-  task: Task,
+  m: Design,
   alpha: number,
   from: Float64Array | null = null,
   tol = 1e-10,
 ): { beta: Float64Array; iterations: number } {
+  const { A, y, n, d, K, task } = m;
   if (task === "regression") return { beta: ridge(A, y, n, d, alpha), iterations: 0 };
   const fit = logistic(A, y, n, d, K, alpha, K > 1 ? 1e-8 : 0, 100, from, tol);
   return { beta: fit.beta, iterations: fit.iterations };
 }
 
 /** Row i's loss under coefficients `beta`: squared error, or −log p of its class (floored at 1e-15). */
-function rowLoss(
-  A: Float64Array,
-  beta: Float64Array,
-  i: number,
-  d: number,
-  K: number,
-  task: Task,
-  y: number,
-) {
-  const f = (k: number) => {
-    let s = 0;
-    for (let a = 0; a < d; a++) s += A[i * d + a]! * beta[k * d + a]!;
-    return s;
-  };
-  if (task === "regression") return (y - f(0)) ** 2;
-  if (task === "binary") {
-    const p = 1 / (1 + Math.exp(-f(0)));
-    return -Math.log(Math.max(y === 1 ? p : 1 - p, 1e-15));
+function rowLoss(m: Design, beta: Float64Array, i: number, p: Float64Array): number {
+  const y = m.y[i]!;
+  if (m.task === "regression") {
+    let f = 0;
+    for (let a = 0; a < m.d; a++) f += m.A[i * m.d + a]! * beta[a]!;
+    return (y - f) ** 2;
   }
-  const F = Array.from({ length: K }, (_, k) => f(k));
-  const max = Math.max(...F);
-  const sum = F.reduce((t, v) => t + Math.exp(v - max), 0);
-  return -Math.max(F[y]! - max - Math.log(sum), Math.log(1e-15));
+  probs(m.A, beta, i, m.d, m.K, p);
+  return -Math.log(Math.max(m.K === 1 ? (y === 1 ? p[0]! : 1 - p[0]!) : p[y]!, 1e-15));
 }
 
 /**
@@ -184,28 +177,23 @@ function rowLoss(
  * rows (row i in fold i mod k: no randomness, and the rows' order spreads the classes); ties go to the stronger
  * penalty. The inputs stay standardised on all training rows, as the final fit reads them.
  */
-function tunedAlpha(
-  A: Float64Array,
-  y: ArrayLike<number>,
-  n: number,
-  d: number,
-  K: number,
-  task: Task,
-  k: number,
-) {
+function tunedAlpha(m: Design, k: number): number {
+  const { A, y, n, d } = m;
   const loss = new Float64Array(TUNE_ALPHAS.length);
+  const p = new Float64Array(Math.max(m.K, 2));
   for (let f = 0; f < k; f++) {
     const train: number[] = [], valid: number[] = [];
     for (let i = 0; i < n; i++) (i % k === f ? valid : train).push(i);
     if (!train.length || !valid.length) continue;
     const At = new Float64Array(train.length * d), yt = new Float64Array(train.length);
     train.forEach((i, r) => (At.set(A.subarray(i * d, (i + 1) * d), r * d), yt[r] = y[i]!));
+    const inner: Design = { ...m, A: At, y: yt, n: train.length };
     // Strongest first, each Newton solve starting from the previous strength's solution and stopping at a
     // tolerance far finer than a validation loss can tell apart (a few steps each).
     let from: Float64Array | null = null;
     for (let j = TUNE_ALPHAS.length - 1; j >= 0; j--) {
-      const { beta } = solve(At, yt, train.length, d, K, task, TUNE_ALPHAS[j]!, from, TUNE_TOL);
-      for (const i of valid) loss[j]! += rowLoss(A, beta, i, d, K, task, y[i]!);
+      const { beta } = solve(inner, TUNE_ALPHAS[j]!, from, TUNE_TOL);
+      for (const i of valid) loss[j]! += rowLoss(m, beta, i, p);
       from = beta;
     }
   }

@@ -138,7 +138,14 @@ export function logistic(
 }
 
 /** Probabilities of row i: p[0] = sigmoid for K = 1, else the softmax over K outputs. */
-function probs(A: Float64Array, beta: Float64Array, i: number, d: number, K: number, p: Float64Array): void {
+export function probs(
+  A: Float64Array,
+  beta: Float64Array,
+  i: number,
+  d: number,
+  K: number,
+  p: Float64Array,
+): void {
   const o = i * d;
   let max = -Infinity;
   for (let k = 0; k < K; k++) {
