@@ -9,13 +9,13 @@
 import { dirname } from "node:path";
 import { type GbdtParams, gbdtParams, linearParams } from "../tabular/mod.ts";
 import { parseArtifact } from "../tree/mod.ts";
-import type { StepFile } from "../tree/mod.ts";
+import type { ArtifactModel, StepFile } from "../tree/mod.ts";
 
 export interface StartArtifact {
   kind: "default" | "weak" | "file";
   file?: string;
   /** GBDT settings, or `{ kind: "linear", alpha, tune? }` (as an artifact.json of a run may hold). */
-  model: Partial<GbdtParams> & { kind?: "gbdt" | "linear"; alpha?: number; tune?: number };
+  model: ArtifactModel;
   steps: StepFile[];
 }
 
