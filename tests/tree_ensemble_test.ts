@@ -8,11 +8,11 @@
  * @module
  */
 import { anchoredBlend } from "../src/tree/confirm.ts";
-import { ensembleExec, ensemblePredictions } from "../src/tree/ensemble_exec.ts";
 import { deepEqual, equal, ok } from "node:assert/strict";
 import {
   blend,
   caruana,
+  ensembleExec,
   ensembleHypothesis,
   keepOof,
   lossView,
@@ -100,75 +100,6 @@ function poisoned(data: TreeData): TreeData {
   return { ...data, task: { ...data.task, target: { ...data.task.target, y } } };
 }
 
-/** `data` with every label of dev fold `f`'s rows flipped (0 ↔ 1). */
-function flippedFold(data: TreeData, f: number): TreeData {
-  const y = Float64Array.from(data.task.target.y);
-  for (const r of data.task.splits.folds[f]!.valid) y[r] = 1 - y[r]!;
-  return { ...data, task: { ...data.task, target: { ...data.task.target, y } } };
-}
-
-Deno.test("an ensemble is measured cross-fitted: each fold's predictions come from the choice made on the others", () => {
-  // 18 dev rows in three folds, y = the row's number. Node a errs by +1 everywhere; node b is exact on fold 0
-  // and errs by +1.2 elsewhere. On every dev row b is best alone (mean squared error 0.96 against 1), so the
-  // choice made on all rows predicts fold 0 exactly; chosen on folds 1 and 2 alone (where a is better and
-  // blending b in does not help), fold 0 gets a's predictions; folds 1 and 2, chosen on fold 0 and the
-  // other, get b's.
-  const runDir = Deno.makeTempDirSync({ prefix: "arrow-crossfit-" });
-  try {
-    const y = Array.from({ length: 18 }, (_, i) => i);
-    const fold = (f: number) => y.slice(6 * f, 6 * f + 6);
-    const a = [0, 1, 2].map((f) => fold(f).map((v) => v + 1));
-    const b = [0, 1, 2].map((f) => fold(f).map((v) => (f === 0 ? v : v + 1.2)));
-    keepOof(runDir, "a", JSON.stringify({ k: 1, folds: a }));
-    keepOof(runDir, "b", JSON.stringify({ k: 1, folds: b }));
-    const rmse = (f: number, p: number[][]) =>
-      Math.sqrt(p[f]!.reduce((t, v, i) => t + (v - fold(f)[i]!) ** 2, 0) / 6);
-    const dev = (p: number[][]) => {
-      const folds = [0, 1, 2].map((f) => rmse(f, p));
-      return { mean: folds.reduce((t, x) => t + x, 0) / 3, std: 0, folds };
-    };
-    const ens = (params: Record<string, string>) =>
-      ({
-        artifact: { members: [{ node: "b", weight: 1 }] },
-        hypothesis: { params: { members: "b*1", ...params } },
-      }) as unknown as TreeState["nodes"][string];
-    const s = {
-      order: ["a", "b", "e", "f"],
-      nodes: {
-        a: { id: "a", dev: dev(a) },
-        b: { id: "b", dev: dev(b) },
-        e: ens({ select: "forward", from: "a,b" }),
-        f: ens({}),
-      },
-      config: { metric: "rmse", direction: "minimize" },
-      dataset: { heldout: 6 },
-      heldout: { budget: 2 },
-    } as unknown as TreeState;
-    const data = {
-      task: {
-        metric: "rmse",
-        target: { task: "regression", y: Float64Array.from(y) },
-        splits: { folds: [0, 1, 2].map((f) => ({ valid: Int32Array.from(fold(f).map((v) => v)) })) },
-      },
-    } as unknown as TreeData;
-    const got = ensemblePredictions(runDir, s, "e", data);
-    ok("preds" in got);
-    deepEqual(got.preds.map((p) => Array.from(p.values)), [a[0], b[1], b[2]]);
-    // The same ensemble measured with its weights as chosen on every dev row: b's exact predictions on fold 0.
-    const fixed = ensemblePredictions(runDir, s, "f", data);
-    ok("preds" in fixed);
-    deepEqual(fixed.preds.map((p) => Array.from(p.values)), b);
-    // Its measurement is the cross-fitted one: fold 0 scores a's error, not b's zero.
-    const measured = ensembleExec(runDir, s, "e", data).recomputed;
-    deepEqual(measured && "folds" in measured ? measured.folds : null, [1, rmse(1, b), rmse(2, b)]);
-    // A node it was chosen among whose kept predictions are gone fails the measurement by name.
-    Deno.removeSync(oofPath(runDir, "a"));
-    equal(ensembleExec(runDir, s, "e", data).lesson, "the out-of-fold predictions of member a are gone");
-  } finally {
-    Deno.removeSync(runDir, { recursive: true });
-  }
-});
-
 Deno.test("an ensemble is chosen, measured, refit and predicted from dev rows and its members alone", async () => {
   const runsDir = Deno.makeTempDirSync({ prefix: "arrow-tree-ensemble-" });
   try {
@@ -209,19 +140,6 @@ Deno.test("an ensemble is chosen, measured, refit and predicted from dev rows an
     deepEqual(again.recomputed, { folds: e.dev!.folds, vs_start: e.oof, vs_parent: e.insight?.rows });
     ok(e.oof && e.oof.n === data.task.splits.dev.length, "compared with the start on every dev row");
     deepEqual(ensembleExec(runDir, s, e.id, poisoned(data)), again);
-    // Every ensemble names the rule it was chosen by and the nodes it was chosen among, and is measured
-    // cross-fitted: fold f's predictions do not move when every label of fold f is flipped.
-    for (const node of ens) {
-      ok(["forward", "anchored"].includes(String(node.hypothesis?.params.select)), node.id);
-      ok(String(node.hypothesis?.params.from).split(",").length >= 2, node.id);
-      const got = ensemblePredictions(runDir, s, node.id, data);
-      ok("preds" in got, node.id);
-      data.task.splits.folds.forEach((_, f) => {
-        const flipped = ensemblePredictions(runDir, s, node.id, flippedFold(data, f));
-        ok("preds" in flipped);
-        deepEqual(flipped.preds[f], got.preds[f], `${node.id} fold ${f}`);
-      });
-    }
     const before = { ...s, order: s.order.filter((id) => id !== e.id && !s.nodes[id]!.artifact.members) };
     deepEqual(ensembleHypothesis(runDir, before, poisoned(data)), ensembleHypothesis(runDir, before, data));
     // The blend anchored at the start is chosen from dev rows alone too.

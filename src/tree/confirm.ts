@@ -23,7 +23,6 @@ import {
   sizesOf,
 } from "./ensemble.ts";
 import { gateZ, lossFor, type LossGain, normalCdf, rowLosses } from "./gate/row_loss.ts";
-import type { MetricName, Prediction } from "../tabular/mod.ts";
 import type { Hypothesis, TreeNode, TreeState } from "./types.ts";
 
 /** The statistic the gate admits on: the mean per-row loss difference's z (gate_rule.ts significant). */
@@ -58,39 +57,49 @@ function meanZ(base: Float64Array, cand: Float64Array): { gain: number; z: numbe
   return { gain: m, z: se > 0 ? m / se : 0 };
 }
 
-/** Single nodes a blend with the start may take: measured on dev, not failed, not ensembles, not the start. */
-export function blendUniverse(s: TreeState): TreeNode[] {
+/** Single nodes a blend with the start may take: measured on dev, not failed, not ensembles, not the start;
+ * the BLEND_POOL whose own comparison with the start is strongest. */
+function partners(s: TreeState): TreeNode[] {
   const root = s.order[0]!;
   return s.order.map((id) => s.nodes[id]!).filter((n) =>
     n.id !== root && n.dev && n.oof && !n.artifact.members &&
     (n.status === "evaluated" || n.status === "pruned")
-  );
-}
-
-/** The BLEND_POOL of `nodes` whose own comparison with the start (`z`) is strongest; ties to the earlier id. */
-export function blendPool<T extends { id: string }>(nodes: readonly T[], z: (n: T) => number): T[] {
-  return [...nodes].sort((a, b) => z(b) - z(a) || (a.id < b.id ? -1 : 1)).slice(0, BLEND_POOL);
+  ).sort((a, b) => b.oof!.z - a.oof!.z || (a.id < b.id ? -1 : 1)).slice(0, BLEND_POOL);
 }
 
 /**
- * The anchored blend's selection on pooled rows `y` (as `lossView` gives them): `cands[0]` is the start and
- * counts once; greedy forward selection with replacement adds whichever candidate raises the blend's
- * `promise` against the start (its mean per-row gain and that gain's z, over these rows, scaled to `heldout`
- * rows against `bar`) the most, for at most ENSEMBLE_ROUNDS additions, stopping when none raises it. The
- * counts per candidate, and the blend's z.
+ * A blend anchored at the start: greedy forward selection with replacement (as `caruana`), from the start
+ * alone, adding whichever of the start and the evaluated nodes (`partners`) raises the blend's `promise`
+ * against the start on pooled out-of-fold rows (its mean per-row gain and that gain's z) the most, for at most ENSEMBLE_ROUNDS additions, stopping
+ * when none raises it. Weights are counts / total. Returned as an ensemble hypothesis; null when the start's
+ * predictions are not kept, nothing beats the start on its rows, or the blend is already in the tree. Dev
+ * rows only: held-out and test rows never reach it.
  */
-export function anchoredCounts(
-  cands: readonly { oof: Prediction }[],
-  y: Float64Array,
-  metric: MetricName,
-  heldout: number,
-  bar: number,
-): { counts: number[]; z: number } {
+export function anchoredBlend(runDir: string, s: TreeState, data: TreeData): Hypothesis | null {
+  const root = s.order[0]!;
+  const { target } = data.task;
+  const sizes = sizesOf(data);
+  const start = readOof(runDir, root, target, sizes);
+  if (!start) return null;
+  const metric = s.config.metric;
+  const { cands, y } = lossView(
+    [
+      { id: root, oof: pooled(start) },
+      ...partners(s).flatMap((n) => {
+        const oof = readOof(runDir, n.id, target, sizes);
+        return oof ? [{ id: n.id, oof: pooled(oof) }] : [];
+      }),
+    ],
+    pooledLabels(data),
+    lossFor(metric),
+  );
+  if (cands.length < 2) return null;
   const base = cands[0]!.oof;
   const baseLoss = rowLosses(metric, y, base);
   const counts: number[] = cands.map((_, i) => (i === 0 ? 1 : 0));
   const sum = Float64Array.from(base.values);
   const values = new Float64Array(sum.length);
+  const bar = endBar(s), heldout = s.dataset.heldout;
   let best = 0, z = 0;
   for (let r = 1; r < ENSEMBLE_ROUNDS; r++) {
     let pick = -1, pickValue = best, pickZ = z;
@@ -108,38 +117,6 @@ export function anchoredCounts(
     best = pickValue;
     z = pickZ;
   }
-  return { counts, z };
-}
-
-/**
- * A blend anchored at the start (`anchoredCounts`), from the start and the evaluated nodes whose own
- * comparison with the start is strongest (`blendPool`), on pooled out-of-fold rows. Weights are counts /
- * total. Returned as an ensemble hypothesis that names its rule and the nodes it was chosen among (so its
- * measurement can repeat the choice cross-fitted: ensemble_exec.ts); null when the start's predictions are
- * not kept, nothing beats the start on its rows, or the blend is already in the tree. Dev rows only:
- * held-out and test rows never reach it.
- */
-export function anchoredBlend(runDir: string, s: TreeState, data: TreeData): Hypothesis | null {
-  const root = s.order[0]!;
-  const { target } = data.task;
-  const sizes = sizesOf(data);
-  const start = readOof(runDir, root, target, sizes);
-  if (!start) return null;
-  const metric = s.config.metric;
-  const universe = blendUniverse(s);
-  const { cands, y } = lossView(
-    [
-      { id: root, oof: pooled(start) },
-      ...blendPool(universe, (n) => n.oof!.z).flatMap((n) => {
-        const oof = readOof(runDir, n.id, target, sizes);
-        return oof ? [{ id: n.id, oof: pooled(oof) }] : [];
-      }),
-    ],
-    pooledLabels(data),
-    lossFor(metric),
-  );
-  if (cands.length < 2) return null;
-  const { counts, z } = anchoredCounts(cands, y, metric, s.dataset.heldout, endBar(s));
   const members = membersOf(cands, counts);
   if (!members) return null;
   const key = ensembleKey(members);
@@ -148,12 +125,7 @@ export function anchoredBlend(runDir: string, s: TreeState, data: TreeData): Hyp
     key,
     family: "ensemble",
     columns: [],
-    params: {
-      members: members.map((m) => `${m.node}*${m.weight}`).join("+"),
-      anchored: "start",
-      select: "anchored",
-      from: universe.map((n) => n.id).join(","),
-    },
+    params: { members: members.map((m) => `${m.node}*${m.weight}`).join("+"), anchored: "start" },
     text:
       `Blend the start with what beats it most steadily: ${
         members.map((m) => `${m.node} (weight ${m.weight.toFixed(2)})`).join(", ")

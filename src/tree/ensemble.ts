@@ -12,9 +12,10 @@
  */
 import { type MetricName, METRICS, outputsOf, type Prediction, score, type Target } from "../tabular/mod.ts";
 import type { TreeData } from "./data.ts";
+import { unobserved } from "./execute/predictions.ts";
 import { type ColumnEvidence, residualSummary } from "./ideate/evidence.ts";
 import { lossFor, type LossGain, type LossName, pairedLoss, roundedGain } from "./gate/row_loss.ts";
-import type { EnsembleMember, Hypothesis, TreeNode, TreeState } from "./types.ts";
+import type { EnsembleMember, ExecResult, Hypothesis, TreeNode, TreeState } from "./types.ts";
 
 /** Most distinct candidates an ensemble is chosen from (the best on dev), and most selection rounds. */
 export const ENSEMBLE_POOL = 8;
@@ -166,18 +167,6 @@ export function caruana(
   rounds = ENSEMBLE_ROUNDS,
 ): { members: EnsembleMember[]; score: number } | null {
   if (candidates.length < 2) return null;
-  const { counts, score } = forwardCounts(candidates, y, metric, rounds);
-  const members = membersOf(candidates, counts);
-  return members ? { members, score } : null;
-}
-
-/** `caruana`'s selection as counts per candidate (one candidate at least), and the blend's score. */
-export function forwardCounts(
-  candidates: readonly { oof: Prediction }[],
-  y: ArrayLike<number>,
-  metric: MetricName,
-  rounds = ENSEMBLE_ROUNDS,
-): { counts: number[]; score: number } {
   const sign = METRICS[metric].direction === "higher" ? 1 : -1;
   const at = (p: Prediction) => {
     const v = score(metric, y, p);
@@ -192,12 +181,12 @@ export function forwardCounts(
   counts[first] = 1;
   const sum = Float64Array.from(candidates[first]!.oof.values);
   const { task, k } = candidates[first]!.oof;
-  const values = new Float64Array(sum.length);
   for (let r = 1; r < rounds; r++) {
     const total = r + 1;
     let pick = -1, pickScore = best;
     for (let i = 0; i < candidates.length; i++) {
       const v = candidates[i]!.oof.values;
+      const values = new Float64Array(sum.length);
       for (let j = 0; j < sum.length; j++) values[j] = (sum[j]! + v[j]!) / total;
       const s = at({ task, k, values });
       if (s > pickScore + 1e-12) (pick = i), (pickScore = s);
@@ -208,7 +197,8 @@ export function forwardCounts(
     for (let j = 0; j < sum.length; j++) sum[j] = sum[j]! + v[j]!;
     best = pickScore;
   }
-  return { counts, score: sign * best };
+  const members = membersOf(candidates, counts);
+  return members ? { members, score: sign * best } : null;
 }
 
 /**
@@ -230,26 +220,12 @@ export function membersOf(
 }
 
 /** Nodes an ensemble may be made of: measured on dev, not failed, not ensembles themselves. */
-export function ensembleUniverse(s: TreeState): TreeNode[] {
-  return s.order.map((id) => s.nodes[id]!)
-    .filter((n) => n.dev && !n.artifact.members && n.status !== "failed-informative");
-}
-
-/**
- * The ENSEMBLE_POOL of `nodes` an ensemble is chosen from: the best by the mean of their dev folds, leaving
- * out fold `without` when given (a selection cross-fitted on the other folds must not rank by the fold it
- * is scored on). Ties go to the earlier id.
- */
-export function ensemblePool(s: TreeState, nodes: readonly TreeNode[], without = -1): TreeNode[] {
+function candidatesOf(s: TreeState): TreeNode[] {
   const sign = s.config.direction === "maximize" ? 1 : -1;
-  const mean = (n: TreeNode) => {
-    const f = n.dev!.folds.filter((_, i) => i !== without);
-    return without < 0 || !f.length ? n.dev!.mean : f.reduce((t, x) => t + x, 0) / f.length;
-  };
-  return [...nodes].sort((a, b) => sign * (mean(b) - mean(a)) || (a.id < b.id ? -1 : 1)).slice(
-    0,
-    ENSEMBLE_POOL,
-  );
+  return s.order.map((id) => s.nodes[id]!)
+    .filter((n) => n.dev && !n.artifact.members && n.status !== "failed-informative")
+    .sort((a, b) => sign * (b.dev!.mean - a.dev!.mean) || (a.id < b.id ? -1 : 1))
+    .slice(0, ENSEMBLE_POOL);
 }
 
 export const ensembleKey = (members: readonly EnsembleMember[]) =>
@@ -262,8 +238,7 @@ export const ensembleKey = (members: readonly EnsembleMember[]) =>
 export function ensembleHypothesis(runDir: string, s: TreeState, data: TreeData): Hypothesis | null {
   const { target, splits } = data.task;
   const sizes = splits.folds.map((f) => f.valid.length);
-  const universe = ensembleUniverse(s);
-  const cands = ensemblePool(s, universe).flatMap((n) => {
+  const cands = candidatesOf(s).flatMap((n) => {
     const oof = readOof(runDir, n.id, target, sizes);
     return oof ? [{ id: n.id, oof: pooled(oof) }] : [];
   });
@@ -278,11 +253,7 @@ export function ensembleHypothesis(runDir: string, s: TreeState, data: TreeData)
     key,
     family: "ensemble",
     columns: [],
-    params: {
-      members: chosen.members.map((m) => `${m.node}*${m.weight}`).join("+"),
-      select: "forward",
-      from: universe.map((n) => n.id).join(","),
-    },
+    params: { members: chosen.members.map((m) => `${m.node}*${m.weight}`).join("+") },
     text: `Average the predictions of ${
       chosen.members.map((m) => `${m.node} (weight ${m.weight.toFixed(2)})`).join(", ")
     }, chosen by greedy forward selection on their out-of-fold dev predictions.`,
@@ -291,6 +262,38 @@ export function ensembleHypothesis(runDir: string, s: TreeState, data: TreeData)
     members: chosen.members,
     source: "library",
     tokens: 0,
+  };
+}
+
+/**
+ * The ensemble node `id`'s measurement, made here: its members' kept fold predictions averaged and scored
+ * per dev fold (what a recomputation yields), or a failure naming the member whose predictions are gone.
+ */
+export function ensembleExec(runDir: string, s: TreeState, id: string, data: TreeData): ExecResult {
+  const n = s.nodes[id]!;
+  const { target, splits, metric } = data.task;
+  const base = unobserved(id, n.attempt, 0);
+  const sizes = splits.folds.map((f) => f.valid.length);
+  const members = n.artifact.members ?? [];
+  const oofs = members.map((m) => readOof(runDir, m.node, target, sizes));
+  const lost = members.find((_, i) => !oofs[i]);
+  if (lost || !members.length) {
+    return {
+      ...base,
+      exit: 3,
+      lesson: `the out-of-fold predictions of member ${lost?.node ?? "(none)"} are gone`,
+    };
+  }
+  const weights = members.map((m) => m.weight);
+  const preds = splits.folds.map((_, i) => blend(oofs.map((o) => o![i]!), weights));
+  const folds = splits.folds.map((f, i) =>
+    score(metric, Float64Array.from(f.valid, (r) => target.y[r]!), preds[i]!)
+  );
+  const mean = folds.reduce((t, x) => t + x, 0) / folds.length;
+  return {
+    ...base,
+    claim: { score: mean, problem: null },
+    recomputed: { folds, ...rowComparisons(runDir, s, data, id, preds) },
   };
 }
 
