@@ -90,8 +90,8 @@ export const GATE_ALPHA = 0.05;
  * What the gate's row tests spend of GATE_ALPHA. A test over held-out rows sees the rows' noise but not the
  * fitted models' own: two fits of one recipe that differ only by a seed differ on the population too, so a
  * seed-only candidate passes a one-sided row test at level α a little more often than α (measured by the
- * A/A, `bench:tree --aa`: 35 of 600 single comparisons, 5.8 %, when the whole 0.05 was spent). The gate
- * spends 0.04 and leaves the rest for that randomness; the A/A is measured again at this spend.
+ * A/A, `bench:tree --aa`: 5.8 % of single comparisons when the whole 0.05 was spent, 3.9 % of 1,000 at
+ * 0.03). The gate spends 0.03 and leaves the rest for that randomness; the A/A is measured at this spend.
  */
 export const GATE_SPEND = 0.03;
 /** Two-sided level of a dev helped/hurt label: a change with no effect is labelled at most this often. */
