@@ -11,7 +11,7 @@
  * @module
  */
 import type { Matrix } from "./encode.ts";
-import { logistic, probs, ridge } from "./linear_solve.ts";
+import { gram, logisticFit, probs, ridge, ridgeAt } from "./linear_solve.ts";
 import type { Prediction } from "./metrics.ts";
 import type { Task } from "./target.ts";
 
@@ -53,7 +53,7 @@ export interface LinearModel {
   /** Per output: one weight per standardised feature, then one per indicator (in feature order). */
   weights: number[][];
   params: LinearParams;
-  /** Newton iterations taken (0 for ridge's closed form). */
+  /** Solver iterations taken (Newton, or L-BFGS on large designs; 0 for ridge's closed form). */
   iterations: number;
 }
 
@@ -156,7 +156,7 @@ function solve(
 ): { beta: Float64Array; iterations: number } {
   const { A, y, n, d, K, task } = m;
   if (task === "regression") return { beta: ridge(A, y, n, d, alpha), iterations: 0 };
-  const fit = logistic(A, y, n, d, K, alpha, K > 1 ? 1e-8 : 0, 100, from, tol);
+  const fit = logisticFit(A, y, n, d, K, alpha, K > 1 ? 1e-8 : 0, from, tol);
   return { beta: fit.beta, iterations: fit.iterations };
 }
 
@@ -190,9 +190,13 @@ function tunedAlpha(m: Design, k: number): number {
     const inner: Design = { ...m, A: At, y: yt, n: train.length };
     // Strongest first, each Newton solve starting from the previous strength's solution and stopping at a
     // tolerance far finer than a validation loss can tell apart (a few steps each).
+    // Ridge's strengths share one set of normal equations per inner fold (the same bytes as each solved alone).
+    const normal = m.task === "regression" ? gram(At, yt, train.length, d) : null;
     let from: Float64Array | null = null;
     for (let j = TUNE_ALPHAS.length - 1; j >= 0; j--) {
-      const { beta } = solve(inner, TUNE_ALPHAS[j]!, from, TUNE_TOL);
+      const beta: Float64Array = normal
+        ? ridgeAt(normal, TUNE_ALPHAS[j]!)
+        : solve(inner, TUNE_ALPHAS[j]!, from, TUNE_TOL).beta;
       for (const i of valid) loss[j]! += rowLoss(m, beta, i, p);
       from = beta;
     }
