@@ -84,6 +84,48 @@ export function beyondNoise(s: TreeState, n: TreeNode, inc: TreeNode): boolean {
 }
 
 /**
+ * What the tree measured of each family's own effect (insights): per family, the z of every measured node's
+ * per-row gain over its parent, pooled and shrunk toward none as the screens' are (k·z̄ / (k + 1): each z
+ * ~ N(μ, 1), prior μ ~ N(0, 1)). Failed nodes and nodes without a row comparison add nothing.
+ */
+export function ownEffects(s: Pick<TreeState, "nodes" | "order">): Map<string, number> {
+  const by = new Map<string, number[]>();
+  for (const id of s.order) {
+    const i = s.nodes[id]!.insight;
+    if (!i?.rows || i.outcome === "failed" || !Number.isFinite(i.rows.z)) continue;
+    by.set(i.family, [...(by.get(i.family) ?? []), Math.max(-6, Math.min(6, i.rows.z))]);
+  }
+  return new Map([...by].map(([f, zs]) => [f, zs.reduce((t, z) => t + z, 0) / (zs.length + 1)]));
+}
+
+/**
+ * A node's gain over the start and its z, as the end's choice reads them (`n.oof`). With `own` (insights on,
+ * tree search): the part of the gain that is the node's own over its parent is shrunk halfway toward what its
+ * family showed elsewhere in the tree — a gain over the start is the parent's plus the node's own, exactly
+ * (per-row losses add), and a lone lucky change of a family that keeps failing is the likeliest of all the
+ * tree's nodes to be the max of its noise (held-out rows then refuse it), where one whose family keeps
+ * helping keeps its gain. The z is the shrunk gain over the node's own standard error against the start.
+ */
+export function endEvidence(
+  s: Pick<TreeState, "nodes" | "order">,
+  n: TreeNode,
+  own: ReadonlyMap<string, number> | null,
+): { gain: number; z: number } {
+  const o = n.oof!;
+  const raw = { gain: o.gain, z: confirmZ(o) };
+  const mine = n.insight?.rows, fam = n.insight?.family;
+  if (!own || !mine || !fam || !n.parent || !(o.z !== 0) || !(mine.z !== 0)) return raw;
+  const root = s.order[0];
+  const up = n.parent === root ? 0 : s.nodes[n.parent]?.oof?.gain;
+  if (up === undefined) return raw;
+  const seOwn = mine.gain / mine.z, se = o.gain / o.z;
+  if (!(seOwn > 0) || !(se > 0)) return raw;
+  const zOwn = (Math.max(-6, Math.min(6, mine.z)) + (own.get(fam) ?? 0)) / 2;
+  const gain = up + zOwn * seOwn;
+  return { gain, z: gain / se };
+}
+
+/**
  * With the gate at the end (`gateAt: "end"`): the node the held-out rows are likeliest to confirm, while a
  * held-out query remains; null otherwise (then the final test). The gate tests a gain against its spread
  * over rows, so the candidate is the one whose pooled out-of-fold loss beats the start's by the most it is
@@ -94,7 +136,8 @@ export function beyondNoise(s: TreeState, n: TreeNode, inc: TreeNode): boolean {
  * something may go: a fold-level screen first would keep out exactly the gains a heavy-tailed loss hides in
  * its folds' spread (a better-calibrated model on a few confidently wrong rows), and an unspent query admits
  * nothing — the gate's bar, not the choice, is what holds a no-effect candidate's chance of admission (the
- * held-out rows are not the rows it was chosen on). Nodes measured before that comparison existed are ranked
+ * held-out rows are not the rows it was chosen on). With insights on (tree search), each node's own part of
+ * that gain is first shrunk toward its family's (`endEvidence`). Nodes measured before that comparison existed are ranked
  * by the largest lower bound (mean − one standard error) of their paired fold deltas over the incumbent,
  * among those beyond the folds' noise.
  */
@@ -107,15 +150,16 @@ export function finalCandidate(s: TreeState): TreeNodeId | null {
     improves(inc.dev!.mean, n.dev.mean, ACCEPT_EPS, s.config.direction)
   );
   const bar = endBar(s);
-  const rowWise = inc.id === s.order[0]
-    ? open.filter((n) => n.oof && promise(n.oof.gain, confirmZ(n.oof), n.oof.n, s.dataset.heldout, bar) > 0)
-    : [];
+  const own = s.config.insights && s.config.search === "tree" ? ownEffects(s) : null;
+  const promised = (n: TreeNode) => {
+    const { gain, z } = endEvidence(s, n, own);
+    return promise(gain, z, n.oof!.n, s.dataset.heldout, bar);
+  };
+  const rowWise = inc.id === s.order[0] ? open.filter((n) => n.oof && promised(n) > 0) : [];
   let best: { id: TreeNodeId; key: number } | null = null;
   for (const n of rowWise.length ? rowWise : open.filter((n) => beyondNoise(s, n, inc))) {
     const d = pairedDelta(n.dev!, inc.dev, signOf(s));
-    const key = rowWise.length
-      ? promise(n.oof!.gain, confirmZ(n.oof!), n.oof!.n, s.dataset.heldout, bar)
-      : d.mean - d.std / Math.sqrt(Math.max(1, d.folds.length));
+    const key = rowWise.length ? promised(n) : d.mean - d.std / Math.sqrt(Math.max(1, d.folds.length));
     if (!best || key > best.key) best = { id: n.id, key };
   }
   return best?.id ?? null;
