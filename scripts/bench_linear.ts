@@ -62,11 +62,11 @@ for (
   const d = p! + 1;
   const { A, y } = design(n!, d, K!);
   const work = n! * (K! * d) ** 2;
-  const ip = K! > 1 ? 1e-8 : 0;
-  const [lb, lbMs] = timed(() => lbfgs(A, y, n!, d, K!, 1, ip));
+  const problem = { A, y, n: n!, d, K: K!, alpha: 1, interceptPenalty: K! > 1 ? 1e-8 : 0 };
+  const [lb, lbMs] = timed(() => lbfgs(problem));
   let newton = "skipped", gap = "";
   if (work <= newtonMax) {
-    const [nw, nwMs] = timed(() => logistic(A, y, n!, d, K!, 1, ip));
+    const [nw, nwMs] = timed(() => logistic(problem));
     newton = `${nwMs.toFixed(0)} (${nw.iterations})`;
     const P = new Float64Array(Math.max(K!, 2)), Q = new Float64Array(Math.max(K!, 2));
     let g = 0;

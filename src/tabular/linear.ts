@@ -156,7 +156,7 @@ function solve(
 ): { beta: Float64Array; iterations: number } {
   const { A, y, n, d, K, task } = m;
   if (task === "regression") return { beta: ridge(A, y, n, d, alpha), iterations: 0 };
-  const fit = logisticFit(A, y, n, d, K, alpha, K > 1 ? 1e-8 : 0, from, tol);
+  const fit = logisticFit({ A, y, n, d, K, alpha, interceptPenalty: K > 1 ? 1e-8 : 0 }, from, tol);
   return { beta: fit.beta, iterations: fit.iterations };
 }
 

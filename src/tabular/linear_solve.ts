@@ -84,6 +84,18 @@ function mirror(S: Float64Array, d: number): void {
   for (let a = 0; a < d; a++) for (let c = a + 1; c < d; c++) S[a * d + c] = S[c * d + a]!;
 }
 
+/** A penalised log-loss problem: design A (n × d, row-major, column 0 the intercept), labels y, K outputs
+ * (1: sigmoid), the weights' L2 strength α and the intercepts' own. */
+export interface LogisticProblem {
+  A: Float64Array;
+  y: ArrayLike<number>;
+  n: number;
+  d: number;
+  K: number;
+  alpha: number;
+  interceptPenalty: number;
+}
+
 export interface LogisticFit {
   /** K × d coefficients, output-major (K = 1 for binary). */
   beta: Float64Array;
@@ -99,17 +111,12 @@ export interface LogisticFit {
  * stops once a step moves no coefficient by more than `tol` relative to the largest.
  */
 export function logistic(
-  A: Float64Array,
-  y: ArrayLike<number>,
-  n: number,
-  d: number,
-  K: number,
-  alpha: number,
-  interceptPenalty: number,
+  problem: LogisticProblem,
   maxIter = 100,
   from: Float64Array | null = null,
   tol = 1e-10,
 ): LogisticFit {
+  const { A, y, n, d, K, alpha, interceptPenalty } = problem;
   const D = K * d;
   let beta = from && from.length === D ? Float64Array.from(from) : new Float64Array(D);
   const pen = (j: number) => (j % d === 0 ? interceptPenalty : alpha);
@@ -168,19 +175,14 @@ export const NEWTON_WORK = 5e7;
  * entry of the gradient exceeds max(tol, 1e-7) per row.
  */
 export function logisticFit(
-  A: Float64Array,
-  y: ArrayLike<number>,
-  n: number,
-  d: number,
-  K: number,
-  alpha: number,
-  interceptPenalty: number,
+  problem: LogisticProblem,
   from: Float64Array | null = null,
   tol = 1e-10,
 ): LogisticFit {
+  const { n, d, K } = problem;
   return n * (K * d) ** 2 <= NEWTON_WORK
-    ? logistic(A, y, n, d, K, alpha, interceptPenalty, 100, from, tol)
-    : lbfgs(A, y, n, d, K, alpha, interceptPenalty, 2000, from, Math.max(tol, 1e-7));
+    ? logistic(problem, 100, from, tol)
+    : lbfgs(problem, 2000, from, Math.max(tol, 1e-7));
 }
 
 /** Pairs of steps and gradient changes L-BFGS keeps. */
@@ -234,17 +236,12 @@ const maxAbs = (a: Float64Array) => a.reduce((m, v) => Math.max(m, Math.abs(v)),
  * `gtol` per row, when a step no longer lowers the objective, or after `maxIter` steps. Deterministic.
  */
 export function lbfgs(
-  A: Float64Array,
-  y: ArrayLike<number>,
-  n: number,
-  d: number,
-  K: number,
-  alpha: number,
-  interceptPenalty: number,
+  problem: LogisticProblem,
   maxIter = 2000,
   from: Float64Array | null = null,
   gtol = 1e-7,
 ): LogisticFit {
+  const { A, y, n, d, K, alpha, interceptPenalty } = problem;
   const D = K * d;
   const pen = (j: number) => (j % d === 0 ? interceptPenalty : alpha);
   let x = from && from.length === D ? Float64Array.from(from) : new Float64Array(D);

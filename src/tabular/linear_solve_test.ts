@@ -48,18 +48,18 @@ Deno.test("lbfgs() reaches Newton's optimum: binary and softmax, weak to strong 
     ]]
   ) {
     const { A, y } = design(n!, d!, K!, seed!);
-    const ip = K! > 1 ? 1e-8 : 0;
-    const newton = logistic(A, y, n!, d!, K!, alpha!, ip);
-    const got = lbfgs(A, y, n!, d!, K!, alpha!, ip);
+    const problem = { A, y, n: n!, d: d!, K: K!, alpha: alpha!, interceptPenalty: K! > 1 ? 1e-8 : 0 };
+    const newton = logistic(problem);
+    const got = lbfgs(problem);
     ok(got.gradMax <= 1e-7 * n!, `gradient ${got.gradMax}`);
     const gap = largestGap(A, n!, d!, K!, newton.beta, got.beta);
     ok(gap < 2e-5, `n ${n} d ${d} K ${K} α ${alpha}: probabilities differ by ${gap}`);
     // Warm-started from a nearby strength's solution: the same optimum, in fewer steps.
-    const warm = lbfgs(A, y, n!, d!, K!, alpha!, ip, 2000, lbfgs(A, y, n!, d!, K!, alpha! * 3, ip).beta);
+    const warm = lbfgs(problem, 2000, lbfgs({ ...problem, alpha: alpha! * 3 }).beta);
     ok(largestGap(A, n!, d!, K!, newton.beta, warm.beta) < 2e-5);
     ok(warm.iterations <= got.iterations, `${warm.iterations} warm vs ${got.iterations} cold`);
     // Deterministic to the bit.
-    deepEqual(lbfgs(A, y, n!, d!, K!, alpha!, ip).beta, got.beta);
+    deepEqual(lbfgs(problem).beta, got.beta);
   }
 });
 
@@ -68,10 +68,9 @@ Deno.test("logisticFit() uses Newton up to NEWTON_WORK and L-BFGS above it", () 
   const d = 20, K = 5, over = Math.floor(NEWTON_WORK / (K * d) ** 2) + 1;
   for (const n of [over - 1, over]) {
     const { A, y } = design(n, d, K, 9);
-    const fit = logisticFit(A, y, n, d, K, 1, 1e-8);
-    const want = n * (K * d) ** 2 <= NEWTON_WORK
-      ? logistic(A, y, n, d, K, 1, 1e-8)
-      : lbfgs(A, y, n, d, K, 1, 1e-8);
+    const problem = { A, y, n, d, K, alpha: 1, interceptPenalty: 1e-8 };
+    const fit = logisticFit(problem);
+    const want = n * (K * d) ** 2 <= NEWTON_WORK ? logistic(problem) : lbfgs(problem);
     deepEqual(fit.beta, want.beta, `n ${n}`);
   }
 });
