@@ -96,6 +96,14 @@ export interface LogisticProblem {
   interceptPenalty: number;
 }
 
+/** Coefficient j's L2 strength: the intercepts' (every d-th, from 0) or the weights' α. */
+const penaltyOf = ({ d, alpha, interceptPenalty }: LogisticProblem) => (j: number) =>
+  j % d === 0 ? interceptPenalty : alpha;
+
+/** Where a solve starts: `from` when it fits the problem (a nearby strength's solution), else zero. */
+const startOf = ({ d, K }: LogisticProblem, from: Float64Array | null) =>
+  from && from.length === K * d ? Float64Array.from(from) : new Float64Array(K * d);
+
 export interface LogisticFit {
   /** K × d coefficients, output-major (K = 1 for binary). */
   beta: Float64Array;
@@ -116,21 +124,11 @@ export function logistic(
   from: Float64Array | null = null,
   tol = 1e-10,
 ): LogisticFit {
-  const { A, y, n, d, K, alpha, interceptPenalty } = problem;
+  const { A, y, n, d, K } = problem;
   const D = K * d;
-  let beta = from && from.length === D ? Float64Array.from(from) : new Float64Array(D);
-  const pen = (j: number) => (j % d === 0 ? interceptPenalty : alpha);
-  const objective = (b: Float64Array) => {
-    let s = 0;
-    const p = new Float64Array(Math.max(K, 2));
-    for (let i = 0; i < n; i++) {
-      probs(A, b, i, d, K, p);
-      const q = K === 1 ? (y[i] === 1 ? p[0]! : 1 - p[0]!) : p[y[i]!]!;
-      s -= Math.log(Math.max(q, 1e-300));
-    }
-    for (let j = 0; j < D; j++) s += 0.5 * pen(j) * b[j]! ** 2;
-    return s;
-  };
+  let beta = startOf(problem, from);
+  const pen = penaltyOf(problem);
+  const objective = (b: Float64Array) => objectiveGrad(problem, b, pen, null);
   let f = objective(beta);
   let it = 0;
   let grad = new Float64Array(D);
@@ -188,24 +186,21 @@ export function logisticFit(
 /** Pairs of steps and gradient changes L-BFGS keeps. */
 const LBFGS_MEMORY = 10;
 
-/** The objective of `logistic` at `beta`, its gradient written into `g`. */
+/** The objective of `logistic` at `beta`, its gradient written into `g` when given (one pass over the rows). */
 function objectiveGrad(
-  A: Float64Array,
-  y: ArrayLike<number>,
-  n: number,
-  d: number,
-  K: number,
+  { A, y, n, d, K }: LogisticProblem,
   beta: Float64Array,
   pen: (j: number) => number,
-  g: Float64Array,
+  g: Float64Array | null,
 ): number {
-  g.fill(0);
+  g?.fill(0);
   const p = new Float64Array(Math.max(K, 2));
   let s = 0;
   for (let i = 0; i < n; i++) {
     probs(A, beta, i, d, K, p);
     const yi = y[i]!;
     s -= Math.log(Math.max(K === 1 ? (yi === 1 ? p[0]! : 1 - p[0]!) : p[yi]!, 1e-300));
+    if (!g) continue;
     const o = i * d;
     for (let k = 0; k < K; k++) {
       const r = p[k]! - (K === 1 ? yi : yi === k ? 1 : 0);
@@ -216,7 +211,7 @@ function objectiveGrad(
   }
   for (let j = 0; j < beta.length; j++) {
     s += 0.5 * pen(j) * beta[j]! ** 2;
-    g[j]! += pen(j) * beta[j]!;
+    if (g) g[j]! += pen(j) * beta[j]!;
   }
   return s;
 }
@@ -241,12 +236,12 @@ export function lbfgs(
   from: Float64Array | null = null,
   gtol = 1e-7,
 ): LogisticFit {
-  const { A, y, n, d, K, alpha, interceptPenalty } = problem;
+  const { n, d, K } = problem;
   const D = K * d;
-  const pen = (j: number) => (j % d === 0 ? interceptPenalty : alpha);
-  let x = from && from.length === D ? Float64Array.from(from) : new Float64Array(D);
+  const pen = penaltyOf(problem);
+  let x = startOf(problem, from);
   let g = new Float64Array(D);
-  let f = objectiveGrad(A, y, n, d, K, x, pen, g);
+  let f = objectiveGrad(problem, x, pen, g);
   const S: Float64Array[] = [], Y: Float64Array[] = [], rho: number[] = [];
   const dir = new Float64Array(D), a = new Array<number>(LBFGS_MEMORY);
   let it = 0;
@@ -277,7 +272,7 @@ export function lbfgs(
     let t = 1, xn = x, fn = f, found = false;
     for (let h = 0; h < 40; h++, t /= 2) {
       xn = x.map((v, j) => v + t * dir[j]!);
-      fn = objectiveGrad(A, y, n, d, K, xn, pen, gn);
+      fn = objectiveGrad(problem, xn, pen, gn);
       if (fn <= f + 1e-4 * t * slope) {
         found = true;
         break;

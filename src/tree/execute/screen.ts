@@ -14,7 +14,7 @@
  * @module
  */
 import { newNode } from "../grow.ts";
-import { screenEffects } from "../ideate/insight.ts";
+import { boundedZ, screenEffects } from "../ideate/insight.ts";
 import { libraryWrote } from "../ideate/library.ts";
 import { pairedLoss, roundedGain } from "../gate/row_loss.ts";
 import { pooled, readOof } from "../ensemble.ts";
@@ -139,7 +139,7 @@ export function promotionOrder(
 ): { c: ScreenedCandidate; i: number }[] {
   const zOf = (c: ScreenedCandidate) => {
     if (!c.gain) return Infinity;
-    const z = Math.max(-6, Math.min(6, c.gain.z));
+    const z = boundedZ(c.gain.z);
     return prior ? (z + (prior.get(c.family)?.shrunk ?? 0)) / 2 : z;
   };
   const promised = (c: ScreenedCandidate) =>

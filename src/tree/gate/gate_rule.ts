@@ -9,7 +9,7 @@ import type { PairedGain } from "./paired.ts";
 import { gateZ } from "./row_loss.ts";
 import { confirmZ, endBar, promise } from "../confirm.ts";
 import { signOf } from "../ideate/select.ts";
-import { classify, pairedDelta } from "../ideate/insight.ts";
+import { boundedZ, classify, pairedDelta, pooledZ } from "../ideate/insight.ts";
 import { ACCEPT_EPS, improves } from "../../thresholds.ts";
 import type { FinalReferences, TreeNode, TreeNodeId, TreeState } from "../types.ts";
 
@@ -93,9 +93,9 @@ export function ownEffects(s: Pick<TreeState, "nodes" | "order">): Map<string, n
   for (const id of s.order) {
     const i = s.nodes[id]!.insight;
     if (!i?.rows || i.outcome === "failed" || !Number.isFinite(i.rows.z)) continue;
-    by.set(i.family, [...(by.get(i.family) ?? []), Math.max(-6, Math.min(6, i.rows.z))]);
+    by.set(i.family, [...(by.get(i.family) ?? []), boundedZ(i.rows.z)]);
   }
-  return new Map([...by].map(([f, zs]) => [f, zs.reduce((t, z) => t + z, 0) / (zs.length + 1)]));
+  return new Map([...by].map(([f, zs]) => [f, pooledZ(zs).shrunk]));
 }
 
 /**
@@ -120,7 +120,7 @@ export function endEvidence(
   if (up === undefined) return raw;
   const seOwn = mine.gain / mine.z, se = o.gain / o.z;
   if (!(seOwn > 0) || !(se > 0)) return raw;
-  const zOwn = (Math.max(-6, Math.min(6, mine.z)) + (own.get(fam) ?? 0)) / 2;
+  const zOwn = (boundedZ(mine.z) + (own.get(fam) ?? 0)) / 2;
   const gain = up + zOwn * seOwn;
   return { gain, z: gain / se };
 }

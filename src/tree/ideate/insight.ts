@@ -183,6 +183,15 @@ export interface ScreenEffect {
   sd: number;
 }
 
+/** A comparison's z bounded to ±6 before it is pooled or ranked: one extreme row set must not carry a pool. */
+export const boundedZ = (z: number) => Math.max(-6, Math.min(6, z));
+
+/** Comparisons' z pooled toward no effect (each z ~ N(μ, 1), prior μ ~ N(0, 1)): k·z̄ / (k + 1) ± 1/√(k + 1). */
+export function pooledZ(zs: readonly number[]): ScreenEffect {
+  const sum = zs.reduce((t, z) => t + z, 0);
+  return { n: zs.length, shrunk: sum / (zs.length + 1), sd: 1 / Math.sqrt(zs.length + 1) };
+}
+
 /**
  * Every screen's evidence in the tree (execute/screen.ts: each candidate's per-row loss z against its parent
  * on the screen's dev rows), pooled by family, by column (feature steps only) and by hypothesis key: the
@@ -199,16 +208,12 @@ export function screenEffects(nodes: Record<string, TreeNode>): {
   for (const n of Object.values(nodes)) {
     for (const c of n.screened ?? []) {
       if (!c.gain || !Number.isFinite(c.gain.z)) continue;
-      const z = Math.max(-6, Math.min(6, c.gain.z));
+      const z = boundedZ(c.gain.z);
       add(by.family, c.family, z);
       add(by.key as Map<string, number[]>, c.key, z);
       for (const col of c.columns) add(by.column, col, z);
     }
   }
-  const pool = <K>(m: Map<K, number[]>) =>
-    new Map([...m].map(([k, zs]) => {
-      const sum = zs.reduce((t, z) => t + z, 0);
-      return [k, { n: zs.length, shrunk: sum / (zs.length + 1), sd: 1 / Math.sqrt(zs.length + 1) }];
-    }));
+  const pool = <K>(m: Map<K, number[]>) => new Map([...m].map(([k, zs]) => [k, pooledZ(zs)]));
   return { family: pool(by.family), column: pool(by.column), key: pool(by.key as Map<string, number[]>) };
 }
