@@ -2,14 +2,20 @@
  * The linear model's log-loss solvers side by side: Newton's method (dense K·d Hessian) and L-BFGS, one fit
  * each at α = 1 on synthetic designs from small to large, with the largest difference in their predicted
  * probabilities; then the tuned fit (`tune: 3`, what the tree's library tries first) as `fitLinear` runs it,
- * which picks the solver by NEWTON_WORK. Prints a table; nothing is asserted (the tests pin agreement).
+ * which picks the solver by NEWTON_WORK. Then, on the prepared public datasets (dist/datasets, when
+ * scripts/datasets/prepare.ts has made them), the tuned strength's inner search as it runs (stopped
+ * TUNE_PATIENCE strengths past the best) against the whole path: the strength each chose, the strengths fit
+ * and the time. Prints tables; nothing is asserted (the tests pin agreement).
  *
  *   deno task bench:linear [--newton-max 2e9]
  *
  * @module
  */
 import { lbfgs, logistic, NEWTON_WORK, probs } from "../src/tabular/linear_solve.ts";
-import { fitLinear } from "../src/tabular/linear.ts";
+import { fitLinear, TUNE_ALPHAS, tuneStrength } from "../src/tabular/linear.ts";
+import { readTable } from "../src/tabular/read.ts";
+import { makeTarget } from "../src/tabular/target.ts";
+import { applyEncodingToTrain, fitEncoding } from "../src/tabular/encode.ts";
 import { mulberry32 } from "../src/tabular/prng.ts";
 
 const args = Deno.args;
@@ -90,5 +96,63 @@ for (
     `| ${n} | ${d} | ${K} | ${work.toExponential(1)} | ${newton} | ${
       lbMs.toFixed(0)
     } (${lb.iterations}) | ${gap} | ${tunedMs.toFixed(0)} |`,
+  );
+}
+
+const TARGETS: Record<string, string> = {
+  penguins: "Species",
+  vote: "Class",
+  breast_cancer: "Class",
+  credit_g: "class",
+  auto_mpg: "Miles_per_Gallon",
+  cps_wages: "wage",
+  chile: "vote",
+  slid: "wages",
+  titanic: "survived",
+  flights: "delayed",
+};
+const dir = new URL("../dist/datasets/", import.meta.url);
+let have = true;
+try {
+  Deno.statSync(new URL("index.json", dir));
+} catch {
+  have = false;
+  console.log("\nNo dist/datasets: run scripts/datasets/prepare.ts for the real-data table.");
+}
+if (have) {
+  console.log(
+    `\nTuned strength (tune: 3) on 60 % samples of the prepared datasets, ${TUNE_ALPHAS.length} strengths:` +
+      " the inner search stopped past the best against the whole path\n",
+  );
+  console.log("| dataset | rows | d | task | stopped: α (fits, ms) | whole path: α (fits, ms) |");
+  console.log("|---|---|---|---|---|---|");
+  const sum = { same: 0, runs: 0, fits: [0, 0], ms: [0, 0] };
+  for (const [name, column] of Object.entries(TARGETS)) {
+    let text: string;
+    try {
+      text = Deno.readTextFileSync(new URL(`${name}.csv`, dir));
+    } catch {
+      continue;
+    }
+    const table = readTable(text, name), target = makeTarget(table, column);
+    const usable = [...Array(table.nRows).keys()].filter((i) => Number.isFinite(target.y[i]!));
+    for (let rep = 0; rep < (table.nRows > 10_000 ? 1 : 3); rep++) {
+      const r = mulberry32(rep + 1), rows = Int32Array.from(usable.filter(() => r() < 0.6));
+      const X = applyEncodingToTrain(fitEncoding(table, rows, target), table, rows, target);
+      const y = Float64Array.from(rows, (i) => target.y[i]!), classes = target.classes ?? [];
+      const [a, aMs] = timed(() => tuneStrength(X, y, target.task, classes, 3));
+      const [b, bMs] = timed(() => tuneStrength(X, y, target.task, classes, 3, Infinity));
+      sum.runs += 1, sum.same += a.alpha === b.alpha ? 1 : 0;
+      sum.fits[0]! += a.tried, sum.fits[1]! += b.tried, sum.ms[0]! += aMs, sum.ms[1]! += bMs;
+      console.log(
+        `| ${name} | ${rows.length} | ${X.columns.length} | ${target.task} | ${a.alpha} (${a.tried}, ${
+          aMs.toFixed(0)
+        }) | ${b.alpha} (${b.tried}, ${bMs.toFixed(0)}) |`,
+      );
+    }
+  }
+  console.log(
+    `\nSame strength ${sum.same} of ${sum.runs}; strengths fit ${sum.fits[0]} against ${sum.fits[1]}; ` +
+      `${sum.ms[0]!.toFixed(0)} ms against ${sum.ms[1]!.toFixed(0)} ms.`,
   );
 }

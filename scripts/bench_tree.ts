@@ -23,7 +23,7 @@ import { findBwrap } from "../src/cli/sandbox.ts";
 import { loadStart } from "../src/cli/tree_start.ts";
 import { startTree } from "../src/tree/run.ts";
 import { TreeStore } from "../src/tree/store.ts";
-import type { Search } from "../src/tree/types.ts";
+import type { Search, TreeNode, TreeState } from "../src/tree/types.ts";
 import { meanStd, type MetricName, mulberry32 } from "../src/tabular/mod.ts";
 import { arrowSplit, PYTHON, references, type RefScores, type RowSplit, runSplit } from "./bench/refs.ts";
 import { type RefRun, scoreReport } from "./bench/tree_report.ts";
@@ -113,6 +113,11 @@ interface One {
   loopPerCycleMs: number;
   /** Coordinator overhead per cycle by step kind (ideation, executors, merge gate). */
   overheadByKind: Record<string, number>;
+  /** The candidate the run sent to the merge gate (null: none was sent): its path of families from the start,
+   * its dev per-row z against the start, the gate's held-out per-row z, and whether it was admitted. */
+  gated?:
+    | { node: string; path: string; devZ: number | null; heldoutZ: number | null; admitted: boolean }
+    | null;
 }
 
 type Start = "default" | "weak";
@@ -205,6 +210,7 @@ async function once(
     cpuPerCycleMs: cpu / cycles,
     loopPerCycleMs: loop / cycles,
     overheadByKind,
+    gated: gatedOf(s),
   };
   console.error(
     `${dataset} ${method} ${start} seed ${seed}: test ${r.test.toFixed(4)}, held-out ${
@@ -216,6 +222,23 @@ async function once(
   );
   Deno.removeSync(runDir, { recursive: true });
   return r;
+}
+
+/** The first non-baseline candidate the gate judged, as the bench records it (`One.gated`). */
+function gatedOf(s: TreeState): One["gated"] {
+  const n = s.order.map((id) => s.nodes[id]!).find((x) => x.gate === "admitted" || x.gate === "rejected");
+  if (!n) return null;
+  const path: string[] = [];
+  for (let at: TreeNode | undefined = n; at?.hypothesis; at = at.parent ? s.nodes[at.parent] : undefined) {
+    path.unshift(at.hypothesis.family);
+  }
+  return {
+    node: n.id,
+    path: path.join(">"),
+    devZ: n.oof?.z ?? null,
+    heldoutZ: n.paired?.loss?.z ?? null,
+    admitted: n.gate === "admitted",
+  };
 }
 
 if (import.meta.main) {

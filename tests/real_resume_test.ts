@@ -35,6 +35,16 @@ Deno.test("real path: SIGKILL while N4 trains, then resume from N4's last checkp
   await child.status;
   const orphans = processesMentioning(`${runDir}/nodes/N4`);
   ok(orphans.length > 0, "the detached trainer outlived the killed arrow");
+  // Held where it is: on a loaded machine the orphan could otherwise finish its last stages before
+  // `arrow resume` starts, leaving nothing to stop (a stopped process still dies by the sweep's SIGKILL).
+  for (const pid of orphans) {
+    try {
+      Deno.kill(pid, "SIGSTOP");
+    } catch {
+      // it ended between the look and the signal
+    }
+  }
+  ok(processesMentioning(`${runDir}/nodes/N4`).length > 0, "the detached trainer is held, not ended");
 
   const r = await arrow(["resume", runDir]);
   equal(r.code, 0, r.stderr);

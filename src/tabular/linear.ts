@@ -122,7 +122,7 @@ export function fitLinear(
   const { A, d } = design(X, columns);
   const K = task === "multiclass" ? classes.length : 1;
   const m: Design = { A, y, n, d, K, task };
-  if (q.tune !== undefined) q.alpha = tunedAlpha(m, q.tune);
+  if (q.tune !== undefined) q.alpha = tunedAlpha(m, q.tune).alpha;
   const { beta, iterations } = solve(m, q.alpha);
   const out = Array.from({ length: K }, (_, k) => Array.from(beta.subarray(k * d, (k + 1) * d)));
   return {
@@ -173,14 +173,23 @@ function rowLoss(m: Design, beta: Float64Array, i: number, p: Float64Array): num
 }
 
 /**
+ * Strengths tried past the best so far, each with a larger summed inner-validation loss, before the path stops.
+ * A validation loss along a ridge path falls to one minimum and rises after it; the weakest strengths are the
+ * slowest fits (the most solver steps) and, past the minimum, the ones that cannot win.
+ */
+export const TUNE_PATIENCE = 2;
+
+/**
  * The strength of TUNE_ALPHAS with the least summed inner-validation loss over `k` inner folds of the training
  * rows (row i in fold i mod k: no randomness, and the rows' order spreads the classes); ties go to the stronger
- * penalty. The inputs stay standardised on all training rows, as the final fit reads them.
+ * penalty. The inputs stay standardised on all training rows, as the final fit reads them. Strongest first,
+ * every fold at one strength before the next, stopping once TUNE_PATIENCE strengths in a row lose to the best
+ * (`patience`: Infinity walks the whole path).
  */
-function tunedAlpha(m: Design, k: number): number {
+function tunedAlpha(m: Design, k: number, patience = TUNE_PATIENCE): { alpha: number; tried: number } {
   const { A, y, n, d } = m;
-  const loss = new Float64Array(TUNE_ALPHAS.length);
   const p = new Float64Array(Math.max(m.K, 2));
+  const folds = [];
   for (let f = 0; f < k; f++) {
     const train: number[] = [], valid: number[] = [];
     for (let i = 0; i < n; i++) (i % k === f ? valid : train).push(i);
@@ -188,22 +197,47 @@ function tunedAlpha(m: Design, k: number): number {
     const At = new Float64Array(train.length * d), yt = new Float64Array(train.length);
     train.forEach((i, r) => (At.set(A.subarray(i * d, (i + 1) * d), r * d), yt[r] = y[i]!));
     const inner: Design = { ...m, A: At, y: yt, n: train.length };
-    // Strongest first, each Newton solve starting from the previous strength's solution and stopping at a
-    // tolerance far finer than a validation loss can tell apart (a few steps each).
     // Ridge's strengths share one set of normal equations per inner fold (the same bytes as each solved alone).
     const normal = m.task === "regression" ? gram(At, yt, train.length, d) : null;
-    let from: Float64Array | null = null;
-    for (let j = TUNE_ALPHAS.length - 1; j >= 0; j--) {
-      const beta: Float64Array = normal
-        ? ridgeAt(normal, TUNE_ALPHAS[j]!)
-        : solve(inner, TUNE_ALPHAS[j]!, from, TUNE_TOL).beta;
-      for (const i of valid) loss[j]! += rowLoss(m, beta, i, p);
-      from = beta;
-    }
+    folds.push({ inner, valid, normal, from: null as Float64Array | null });
   }
-  let best = TUNE_ALPHAS.length - 1;
-  for (let j = best - 1; j >= 0; j--) if (loss[j]! < loss[best]!) best = j;
-  return TUNE_ALPHAS[best]!;
+  // Each Newton solve starts from the same fold's solution at the previous (stronger) strength and stops at a
+  // tolerance far finer than a validation loss can tell apart (a few steps each).
+  let best = TUNE_ALPHAS.length - 1, bestLoss = Infinity, worse = 0, tried = 0;
+  for (let j = TUNE_ALPHAS.length - 1; j >= 0 && worse < patience; j--) {
+    tried += 1;
+    let loss = 0;
+    for (const f of folds) {
+      const beta: Float64Array = f.normal
+        ? ridgeAt(f.normal, TUNE_ALPHAS[j]!)
+        : solve(f.inner, TUNE_ALPHAS[j]!, f.from, TUNE_TOL).beta;
+      for (const i of f.valid) loss += rowLoss(m, beta, i, p);
+      f.from = beta;
+    }
+    if (loss < bestLoss) (best = j), (bestLoss = loss), (worse = 0);
+    else worse += 1;
+  }
+  return { alpha: TUNE_ALPHAS[best]!, tried };
+}
+
+/**
+ * The strength `tune: k` chooses for these rows, and how many strengths of TUNE_ALPHAS it fit to choose it (the
+ * inner search alone, for tests and bench:linear; `patience` Infinity: the whole path).
+ */
+export function tuneStrength(
+  X: Matrix,
+  y: ArrayLike<number>,
+  task: Task,
+  classes: readonly string[],
+  k: number,
+  patience = TUNE_PATIENCE,
+): { alpha: number; tried: number } {
+  const { A, d } = design(X, readColumns(X));
+  return tunedAlpha(
+    { A, y, n: X.nRows, d, K: task === "multiclass" ? classes.length : 1, task },
+    k,
+    patience,
+  );
 }
 
 /** Predicts the rows of X (columns named as at fit time, in the same order). */

@@ -1,7 +1,15 @@
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import type { Matrix } from "./encode.ts";
 import { fitGbdt, predictGbdt } from "./gbdt.ts";
-import { fitLinear, type LinearModel, linearParams, predictLinear, TUNE_ALPHAS } from "./linear.ts";
+import {
+  fitLinear,
+  type LinearModel,
+  linearParams,
+  predictLinear,
+  TUNE_ALPHAS,
+  TUNE_PATIENCE,
+  tuneStrength,
+} from "./linear.ts";
 import { parseLinearModel } from "./linear_json.ts";
 import { score } from "./metrics.ts";
 import { mulberry32 } from "./prng.ts";
@@ -180,4 +188,41 @@ Deno.test("fitLinear() with tune chooses the strength an inner cross-validation 
   ok(TUNE_ALPHAS.includes(fitLinear(mc.X, mc.y, "multiclass", ["a", "b", "c"], { tune: 3 }).params.alpha));
   throws(() => linearParams({ tune: 1 }), /Cannot use linear tune 1/);
   throws(() => linearParams({ tune: 2.5 }), /Cannot use linear tune 2.5/);
+});
+
+Deno.test("tuneStrength() stopped past the minimum chooses what the whole path chooses, with fewer fits", () => {
+  // Sixty problems: three tasks, few to many rows, few to many noise columns, clean to noisy labels.
+  let same = 0, saved = 0, all = 0;
+  const cases: string[] = [];
+  for (let c = 0; c < 60; c++) {
+    const task = (["binary", "multiclass", "regression"] as const)[c % 3]!;
+    const n = [40, 120, 400, 900][c % 4]!,
+      p = [2, 6, 15][c % 5 % 3]!,
+      noise = [0.2, 1, 3][Math.floor(c / 5) % 3]!;
+    const d = data(n, p, 100 + c, (x, r) => {
+      const s = 1.5 * x[0]! - (p > 1 ? x[1]! : 0) + noise * (r - 0.5);
+      return task === "regression" ? s : task === "binary" ? (s > 0 ? 1 : 0) : s > 0.4 ? 2 : s > -0.4 ? 1 : 0;
+    });
+    const classes = task === "multiclass" ? ["a", "b", "c"] : task === "binary" ? ["0", "1"] : [];
+    const stopped = tuneStrength(d.X, d.y, task, classes, 3);
+    const whole = tuneStrength(d.X, d.y, task, classes, 3, Infinity);
+    equal(whole.tried, TUNE_ALPHAS.length);
+    // It stops within TUNE_PATIENCE strengths of the chosen one (strongest first).
+    const beyond = TUNE_ALPHAS.length - TUNE_ALPHAS.indexOf(stopped.alpha) + TUNE_PATIENCE;
+    ok(stopped.tried <= Math.min(whole.tried, beyond), `tried ${stopped.tried}, chose ${stopped.alpha}`);
+    if (stopped.alpha === whole.alpha) same += 1;
+    else cases.push(`case ${c} (${task}, n ${n}, p ${p}): ${stopped.alpha} vs ${whole.alpha}`);
+    saved += whole.tried - stopped.tried, all += whole.tried;
+    // What fitLinear fits is the stopped choice.
+    equal(fitLinear(d.X, d.y, task, classes, { tune: 3 }).params.alpha, stopped.alpha);
+  }
+  equal(same, 60, cases.join("; "));
+  ok(saved > 0, `${saved} of ${all} strengths skipped`);
+});
+
+Deno.test("tuneStrength() walks on while the loss falls: a clean signal reaches the weakest strength", () => {
+  const d = data(900, 2, 7, (x) => 2 * x[0]! - x[1]!);
+  const t = tuneStrength(d.X, d.y, "regression", [], 3);
+  equal(t.alpha, TUNE_ALPHAS[0]);
+  equal(t.tried, TUNE_ALPHAS.length);
 });
