@@ -31,6 +31,7 @@ import { printAa } from "./bench/aa_report.ts";
 import { mergedReport } from "./bench/tree_merge.ts";
 import { childProbe } from "./bench/child_probe.ts";
 import { benchArgs, usage } from "./bench/tree_args.ts";
+import { type Ceiling, ceilingLines, ceilingOf } from "./bench/ceiling.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 /**
@@ -118,6 +119,8 @@ interface One {
   gated?:
     | { node: string; path: string; devZ: number | null; heldoutZ: number | null; admitted: boolean }
     | null;
+  /** With --ceiling: every candidate of the ended run scored against the start on held-out and test. */
+  ceiling?: Ceiling | null;
 }
 
 type Start = "default" | "weak";
@@ -144,6 +147,7 @@ async function once(
     slots: boolean;
     gateAt: "cycle" | "end";
     screen: number;
+    ceiling: boolean;
   },
 ): Promise<One> {
   const runDir = `${o.tmp}/${dataset}-${method}-${start}-${seed}`;
@@ -211,6 +215,7 @@ async function once(
     loopPerCycleMs: loop / cycles,
     overheadByKind,
     gated: gatedOf(s),
+    ...(o.ceiling ? { ceiling: await ceilingOf(runDir, s, o.bwrap) } : {}),
   };
   console.error(
     `${dataset} ${method} ${start} seed ${seed}: test ${r.test.toFixed(4)}, held-out ${
@@ -309,6 +314,7 @@ if (import.meta.main) {
                 slots: !values["no-slots"],
                 gateAt: values["gate-at"] === "cycle" ? "cycle" : "end",
                 screen,
+                ceiling: values.ceiling,
               }),
             );
           }
@@ -426,6 +432,7 @@ if (import.meta.main) {
         (refWallMs / 1000).toFixed(0)
       } s (${PYTHON}, one thread; sklearn ${versions.sklearn ?? "?"}, xgboost ${versions.xgboost ?? "?"}).`,
     );
+    lines.push(...ceilingLines(results));
     console.log(lines.join("\n"));
     Deno.writeTextFileSync(
       values.out!,

@@ -41,6 +41,8 @@ Options:
   --out FILE          Where the JSON results go (default dist/bench_tree.json)
   --merge a.json,b.json
                       Reprint the score report pooled over earlier runs' outputs
+  --ceiling           After each run, score every candidate against the start on held-out and test (the
+                      benchmark's reading, never the run's): what an oracle end choice could have kept
   --aa [--seeds N]    Measure the gate's A/A false-admit rate instead
   --help              This text
 `;
@@ -78,6 +80,8 @@ export function benchArgs(args: string[], out: string) {
         "no-probe": { type: "boolean", default: false },
         /** The gate's A/A false-admit rate instead of the search benchmark. */
         aa: { type: "boolean", default: false },
+        /** After each run, every candidate scored against the start on held-out and test (scripts/bench/ceiling.ts). */
+        ceiling: { type: "boolean", default: false },
         help: { type: "boolean", default: false },
       },
     });
