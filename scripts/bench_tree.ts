@@ -23,7 +23,7 @@ import { findBwrap } from "../src/cli/sandbox.ts";
 import { loadStart } from "../src/cli/tree_start.ts";
 import { startTree } from "../src/tree/run.ts";
 import { TreeStore } from "../src/tree/store.ts";
-import type { Search, TreeNode, TreeState } from "../src/tree/types.ts";
+import type { Search, TreeState } from "../src/tree/types.ts";
 import { meanStd, type MetricName, mulberry32 } from "../src/tabular/mod.ts";
 import { arrowSplit, PYTHON, references, type RefScores, type RowSplit, runSplit } from "./bench/refs.ts";
 import { type RefRun, scoreReport } from "./bench/tree_report.ts";
@@ -31,7 +31,7 @@ import { printAa } from "./bench/aa_report.ts";
 import { mergedReport } from "./bench/tree_merge.ts";
 import { childProbe } from "./bench/child_probe.ts";
 import { benchArgs, usage } from "./bench/tree_args.ts";
-import { type Ceiling, ceilingLines, ceilingOf } from "./bench/ceiling.ts";
+import { type Ceiling, ceilingLines, ceilingOf, pathOf, sentNode } from "./bench/ceiling.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 /**
@@ -231,15 +231,11 @@ async function once(
 
 /** The first non-baseline candidate the gate judged, as the bench records it (`One.gated`). */
 function gatedOf(s: TreeState): One["gated"] {
-  const n = s.order.map((id) => s.nodes[id]!).find((x) => x.gate === "admitted" || x.gate === "rejected");
+  const n = sentNode(s);
   if (!n) return null;
-  const path: string[] = [];
-  for (let at: TreeNode | undefined = n; at?.hypothesis; at = at.parent ? s.nodes[at.parent] : undefined) {
-    path.unshift(at.hypothesis.family);
-  }
   return {
     node: n.id,
-    path: path.join(">"),
+    path: pathOf(s, n),
     devZ: n.oof?.z ?? null,
     heldoutZ: n.paired?.loss?.z ?? null,
     admitted: n.gate === "admitted",

@@ -43,13 +43,18 @@ export interface Ceiling {
   kept: number;
 }
 
-const pathOf = (s: TreeState, n: TreeNode) => {
+/** A node's families from the start, `>`-joined (the start itself: ""). */
+export const pathOf = (s: TreeState, n: TreeNode): string => {
   const out: string[] = [];
   for (let at: TreeNode | undefined = n; at?.hypothesis; at = at.parent ? s.nodes[at.parent] : undefined) {
     out.unshift(at.hypothesis.family);
   }
   return out.join(">");
 };
+
+/** The node the run sent to its gate (admitted or refused), if any. */
+export const sentNode = (s: TreeState): TreeNode | undefined =>
+  s.order.map((id) => s.nodes[id]!).find((n) => n.gate === "admitted" || n.gate === "rejected");
 
 /** Scores every candidate of the ended run in `runDir` (state `s`) against its start. */
 export async function ceilingOf(runDir: string, s: TreeState, bwrap: string | null): Promise<Ceiling> {
@@ -82,7 +87,7 @@ export async function ceilingOf(runDir: string, s: TreeState, bwrap: string | nu
   await gate.heldout(atStart, root);
   const rootTest = (await gate.test(atStart, root)).score;
   const bar = endBar(s);
-  const sent = s.order.find((id) => s.nodes[id]!.gate === "admitted" || s.nodes[id]!.gate === "rejected");
+  const sent = sentNode(s)?.id;
   const nodes: CeilingNode[] = [];
   for (const id of s.order.slice(1)) {
     const n = s.nodes[id]!;
