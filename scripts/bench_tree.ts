@@ -23,15 +23,16 @@ import { findBwrap } from "../src/cli/sandbox.ts";
 import { loadStart } from "../src/cli/tree_start.ts";
 import { startTree } from "../src/tree/run.ts";
 import { TreeStore } from "../src/tree/store.ts";
-import type { Search, TreeState } from "../src/tree/types.ts";
-import { meanStd, type MetricName, mulberry32 } from "../src/tabular/mod.ts";
+import type { Search } from "../src/tree/types.ts";
+import { meanStd, type MetricName } from "../src/tabular/mod.ts";
 import { arrowSplit, PYTHON, references, type RefScores, type RowSplit, runSplit } from "./bench/refs.ts";
 import { type RefRun, scoreReport } from "./bench/tree_report.ts";
 import { printAa } from "./bench/aa_report.ts";
 import { mergedReport } from "./bench/tree_merge.ts";
 import { childProbe } from "./bench/child_probe.ts";
 import { benchArgs, usage } from "./bench/tree_args.ts";
-import { type Ceiling, ceilingLines, ceilingOf, pathOf, sentNode } from "./bench/ceiling.ts";
+import { PLANTED, writePlanted } from "./bench/planted.ts";
+import { type Ceiling, ceilingLines, ceilingOf, type Gated, gatedOf } from "./bench/ceiling.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 /**
@@ -53,27 +54,6 @@ const DATASETS: Record<string, { target: string; metric: MetricName }> = {
   titanic: { target: "survived", metric: "auc" },
   planted: { target: "y", metric: "r2" },
 };
-
-/**
- * A positive control, not a public dataset: 600 rows generated here (seeded) where the target is mostly a
- * ratio of two numeric columns (y = 5·x4/x2 + 0.5·[g = "c"] + N(0, 0.5²)) — a gain a feature step can find
- * and a fixed GBDT on 360 rows only approximates. It answers whether a zero gain on the public sets means
- * "nothing to find" or "the search cannot find it". Run it with `--datasets planted`.
- */
-const PLANTED = "planted";
-
-function writePlanted(path: string): void {
-  const rng = mulberry32(20261130);
-  const normal = () => Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
-  const lines = ["x1,x2,x3,x4,x5,g,y"];
-  for (let i = 0; i < 600; i++) {
-    const x = Array.from({ length: 5 }, () => 1 + 9 * rng());
-    const g = "abcd"[Math.floor(rng() * 4)]!;
-    const y = (5 * x[3]!) / x[1]! + (g === "c" ? 0.5 : 0) + 0.5 * normal();
-    lines.push([...x.map((v) => v.toFixed(3)), g, y.toFixed(4)].join(","));
-  }
-  Deno.writeTextFileSync(path, lines.join("\n") + "\n");
-}
 
 const METHODS: Record<string, { search: Search; insights: boolean }> = {
   tree: { search: "tree", insights: true },
@@ -116,9 +96,7 @@ interface One {
   overheadByKind: Record<string, number>;
   /** The candidate the run sent to the merge gate (null: none was sent): its path of families from the start,
    * its dev per-row z against the start, the gate's held-out per-row z, and whether it was admitted. */
-  gated?:
-    | { node: string; path: string; devZ: number | null; heldoutZ: number | null; admitted: boolean }
-    | null;
+  gated?: Gated | null;
   /** With --ceiling: every candidate of the ended run scored against the start on held-out and test. */
   ceiling?: Ceiling | null;
 }
@@ -227,19 +205,6 @@ async function once(
   );
   Deno.removeSync(runDir, { recursive: true });
   return r;
-}
-
-/** The first non-baseline candidate the gate judged, as the bench records it (`One.gated`). */
-function gatedOf(s: TreeState): One["gated"] {
-  const n = sentNode(s);
-  if (!n) return null;
-  return {
-    node: n.id,
-    path: pathOf(s, n),
-    devZ: n.oof?.z ?? null,
-    heldoutZ: n.paired?.loss?.z ?? null,
-    admitted: n.gate === "admitted",
-  };
 }
 
 if (import.meta.main) {

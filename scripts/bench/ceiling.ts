@@ -9,11 +9,10 @@
  *
  * @module
  */
-import { loadData } from "../../src/tree/data.ts";
+import { loadData, sandboxOf } from "../../src/tree/data.ts";
 import { MergeGate } from "../../src/tree/gate/gate.ts";
 import { ProcJournal } from "../../src/runtime/proc/proc_journal.ts";
 import { endBar } from "../../src/tree/confirm.ts";
-import { dataFiles } from "../../src/tree/data.ts";
 import type { TreeNode, TreeState } from "../../src/tree/types.ts";
 
 /** One scored node. */
@@ -56,6 +55,29 @@ export const pathOf = (s: TreeState, n: TreeNode): string => {
 export const sentNode = (s: TreeState): TreeNode | undefined =>
   s.order.map((id) => s.nodes[id]!).find((n) => n.gate === "admitted" || n.gate === "rejected");
 
+/** The candidate a run sent to the merge gate: its path of families from the start, its dev per-row z against
+ * the start, the gate's held-out per-row z, and whether it was admitted. */
+export interface Gated {
+  node: string;
+  path: string;
+  devZ: number | null;
+  heldoutZ: number | null;
+  admitted: boolean;
+}
+
+/** The first non-baseline candidate the gate judged, as the bench records it (`One.gated`). */
+export function gatedOf(s: TreeState): Gated | null {
+  const n = sentNode(s);
+  if (!n) return null;
+  return {
+    node: n.id,
+    path: pathOf(s, n),
+    devZ: n.oof?.z ?? null,
+    heldoutZ: n.paired?.loss?.z ?? null,
+    admitted: n.gate === "admitted",
+  };
+}
+
 /** Scores every candidate of the ended run in `runDir` (state `s`) against its start. */
 export async function ceilingOf(runDir: string, s: TreeState, bwrap: string | null): Promise<Ceiling> {
   const data = loadData(s.dataset.file, s.dataset.target, {
@@ -63,16 +85,7 @@ export async function ceilingOf(runDir: string, s: TreeState, bwrap: string | nu
     metric: s.config.metric,
     delimiter: s.config.delimiter,
   });
-  const files = dataFiles(runDir);
-  const sandbox = {
-    runDir,
-    runsDir: null,
-    dataDir: files.dir,
-    taskFile: files.task,
-    devFile: files.dev,
-    userCsv: data.file,
-    bwrap,
-  };
+  const sandbox = sandboxOf(runDir, null, data.file, bwrap);
   const watch = {
     observeMs: s.config.observeMs,
     wallMs: s.config.wallMs,

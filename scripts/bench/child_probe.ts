@@ -6,7 +6,7 @@
  */
 import { ProcJournal } from "../../src/runtime/proc/proc_journal.ts";
 import { runChild, signedLine } from "../../src/tree/execute/child.ts";
-import { dataFiles } from "../../src/tree/data.ts";
+import { sandboxOf } from "../../src/tree/data.ts";
 import { childCommand } from "../../src/tree/execute/sandbox.ts";
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -17,16 +17,7 @@ export async function childProbe(
   bwrap: string | null,
   n: number,
 ): Promise<{ wallMs: number; fitMs: number }> {
-  const files = dataFiles(runDir);
-  const ctx = {
-    runDir,
-    runsDir: null,
-    dataDir: files.dir,
-    taskFile: files.task,
-    devFile: files.dev,
-    userCsv: "/nonexistent.csv",
-    bwrap,
-  };
+  const ctx = sandboxOf(runDir, null, "/nonexistent.csv", bwrap);
   const scope = `${runDir}/nodes/n0`;
   const walls: number[] = [], fits: number[] = [];
   for (let i = 0; i < n; i++) {

@@ -24,6 +24,7 @@ import {
   writeCsv,
 } from "../tabular/mod.ts";
 import type { ColumnInfo, DatasetInfo } from "./types.ts";
+import type { SandboxContext } from "./execute/sandbox.ts";
 
 export const PROTOCOL_VERSION = "arrow-tree/1";
 
@@ -152,6 +153,17 @@ export interface DataFiles {
 export function dataFiles(runDir: string): DataFiles {
   const dir = `${runDir}/data`;
   return { dir, dev: `${dir}/dev.csv`, task: `${dir}/task.json` };
+}
+
+/** What a run's sandboxed children are given of `runDir` (its data files) and hidden from (`userCsv`, `runsDir`). */
+export function sandboxOf(
+  runDir: string,
+  runsDir: string | null,
+  userCsv: string,
+  bwrap: string | null,
+): SandboxContext {
+  const files = dataFiles(runDir);
+  return { runDir, runsDir, dataDir: files.dir, taskFile: files.task, devFile: files.dev, userCsv, bwrap };
 }
 
 /** Most sample rows an ideator is shown, and most characters of each line. */

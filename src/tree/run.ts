@@ -15,7 +15,7 @@ import type { SlurmClient } from "../runtime/slurm/mod.ts";
 import type { GbdtParams, MetricName } from "../tabular/mod.ts";
 import { METRICS } from "../tabular/mod.ts";
 import { TREE_FILES, TreeBlackBox } from "./blackbox.ts";
-import { dataFiles, loadData, type TreeData, writeDataFiles } from "./data.ts";
+import { loadData, sandboxOf, type TreeData, writeDataFiles } from "./data.ts";
 import { MergeGate } from "./gate/gate.ts";
 import { SlotPool } from "./execute/slot_pool.ts";
 import { SCREEN_FACTOR } from "./execute/screen.ts";
@@ -89,16 +89,7 @@ function world(
   store: TreeStore,
   o: Pick<TreeRunOptions, "bwrap" | "llm" | "signal" | "onStep" | "slurm" | "slots">,
 ): TreeWorld {
-  const files = dataFiles(runDir);
-  const sandbox = {
-    runDir,
-    runsDir,
-    dataDir: files.dir,
-    taskFile: files.task,
-    devFile: files.dev,
-    userCsv: data.file,
-    bwrap: o.bwrap,
-  };
+  const sandbox = sandboxOf(runDir, runsDir, data.file, o.bwrap);
   const journal = new ProcJournal(runDir);
   const watch = {
     observeMs: state.config.observeMs,
