@@ -16,6 +16,7 @@ import { fitLinear, TUNE_ALPHAS, tuneStrength } from "../src/tabular/linear.ts";
 import { readTable } from "../src/tabular/read.ts";
 import { makeTarget } from "../src/tabular/target.ts";
 import { applyEncodingToTrain, fitEncoding } from "../src/tabular/encode.ts";
+import { DATASETS } from "./datasets/catalog.ts";
 import { mulberry32 } from "../src/tabular/prng.ts";
 
 const args = Deno.args;
@@ -99,18 +100,6 @@ for (
   );
 }
 
-const TARGETS: Record<string, string> = {
-  penguins: "Species",
-  vote: "Class",
-  breast_cancer: "Class",
-  credit_g: "class",
-  auto_mpg: "Miles_per_Gallon",
-  cps_wages: "wage",
-  chile: "vote",
-  slid: "wages",
-  titanic: "survived",
-  flights: "delayed",
-};
 const dir = new URL("../dist/datasets/", import.meta.url);
 let have = true;
 try {
@@ -127,7 +116,7 @@ if (have) {
   console.log("| dataset | rows | d | task | stopped: α (fits, ms) | whole path: α (fits, ms) |");
   console.log("|---|---|---|---|---|---|");
   const sum = { same: 0, runs: 0, fits: [0, 0], ms: [0, 0] };
-  for (const [name, column] of Object.entries(TARGETS)) {
+  for (const { name, target: column } of DATASETS) {
     let text: string;
     try {
       text = Deno.readTextFileSync(new URL(`${name}.csv`, dir));
