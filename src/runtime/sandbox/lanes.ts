@@ -30,6 +30,12 @@ export interface Shadow {
    */
   source?: string;
   synced?: Record<string, string>;
+  /**
+   * Files `shadowWrites` has named since the last `syncLane`: only those of the program's writes are put
+   * back. A write landing between the look and the sync waits for the next look instead of being
+   * overwritten unseen.
+   */
+  named?: Set<string>;
   /** What catches a write landing here, when not bubblewrap's shadow: a watch-only mount namespace's. */
   by?: "namespace-shadow";
 }
@@ -176,14 +182,13 @@ export function syncLane(shadow: Shadow): void {
     const sig = sigAt(`${source}/${rel}`);
     if (sig !== null) now.set(rel, sig);
   }
+  const named = shadow.named ?? new Set<string>();
   for (const [rel, sig] of now) {
     const to = `${shadow.dir}/${rel}`;
-    if (
-      (synced[rel] === sig || sigMatches(synced[rel], `${source}/${rel}`)) &&
-      sigMatches(baseline[rel], to)
-    ) {
-      continue;
-    }
+    const untouched = baseline[rel] === undefined ? lstat(to) === null : sigMatches(baseline[rel], to);
+    // The program wrote it since the last look: left for the next look to name, put back after that.
+    if (!untouched && !named.has(rel)) continue;
+    if (untouched && (synced[rel] === sig || sigMatches(synced[rel], `${source}/${rel}`))) continue;
     try {
       Deno.removeSync(to, { recursive: true });
     } catch {
@@ -199,14 +204,18 @@ export function syncLane(shadow: Shadow): void {
   }
   for (const rel of listFiles(shadow.dir)) {
     if (now.has(rel) || shadow.ignore.includes(rel)) continue;
+    // Gone from the source: its copy goes too, unless the program's write there is still unnamed.
+    if (!named.has(rel) && !sigMatches(baseline[rel], `${shadow.dir}/${rel}`)) continue;
     Deno.removeSync(`${shadow.dir}/${rel}`);
     delete baseline[rel];
     delete synced[rel];
   }
   for (const rel of Object.keys(baseline).filter((r) => !now.has(r))) {
+    if (!named.has(rel) && lstat(`${shadow.dir}/${rel}`) !== null) continue;
     delete baseline[rel];
     delete synced[rel];
   }
+  named.clear();
 }
 
 /** Where a file found in `shadow` stands, as evidence shows it. */
@@ -240,6 +249,10 @@ export function shadowWrites(shadow: Shadow, at = Date.now()): { rel: string; op
   }
   for (const rel of Object.keys(shadow.baseline ?? {})) {
     if (!seen.has(rel)) out.push({ rel, op: "delete" });
+  }
+  if (shadow.source) {
+    shadow.named ??= new Set();
+    for (const { rel } of out) shadow.named.add(rel);
   }
   return out.sort((a, b) => a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0);
 }

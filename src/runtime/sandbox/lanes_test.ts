@@ -1,5 +1,14 @@
-import { equal, notEqual } from "node:assert/strict";
-import { copyLane, RACY_MS, shadowWrites, sigMatches, signature } from "./lanes.ts";
+import { deepEqual, equal, notEqual } from "node:assert/strict";
+import {
+  copyLane,
+  RACY_MS,
+  type Shadow,
+  shadowWrites,
+  sigAt,
+  sigMatches,
+  signature,
+  syncLane,
+} from "./lanes.ts";
 
 /** Puts a file's modification time back to `at` (what one clock tick looks like: two writes, one time). */
 function backTo(path: string, at: Date): void {
@@ -76,4 +85,53 @@ Deno.test("shadowWrites keeps a copy recorded with its hash as size and times on
   Deno.writeTextFileSync(`${dir}/copy/k.txt`, "j\n");
   equal(JSON.stringify(shadowWrites(shadow, later)), JSON.stringify([{ rel: "k.txt", op: "write" }]));
   Deno.removeSync(dir, { recursive: true });
+});
+
+/** A kept-in-step copy of `src` (a stream source's), as layout.ts makes one. */
+function keptInStep(src: string, dir: string, files: string[]): Shadow {
+  const baseline = copyLane(src, dir, files);
+  const synced = Object.fromEntries(files.map((f) => [f, sigAt(`${src}/${f}`)!]));
+  return { dir, shows: "nodes/src", ignore: [], baseline, source: src, synced };
+}
+
+Deno.test("syncLane never overwrites or removes a program's write that no look has named yet", () => {
+  const root = Deno.makeTempDirSync({ prefix: "arrow-lanes-" });
+  const src = `${root}/src`;
+  Deno.mkdirSync(`${src}/ckpt`, { recursive: true });
+  Deno.writeTextFileSync(`${src}/ckpt/step_1.json`, '{"step": 1}');
+  Deno.writeTextFileSync(`${src}/old.txt`, "old");
+  const lane = keptInStep(src, `${root}/copy`, ["ckpt/step_1.json", "old.txt"]);
+  deepEqual(shadowWrites(lane), []);
+  // Between the look and the sync: the program forges a checkpoint, adds a file, edits one its owner then
+  // removes; the owner writes a new checkpoint.
+  Deno.writeTextFileSync(`${lane.dir}/ckpt/step_1.json`, '{"step": 1, "forged": true}');
+  Deno.writeTextFileSync(`${lane.dir}/evil.txt`, "x");
+  Deno.writeTextFileSync(`${lane.dir}/old.txt`, "edited");
+  Deno.removeSync(`${src}/old.txt`);
+  Deno.writeTextFileSync(`${src}/ckpt/step_2.json`, '{"step": 2}');
+  syncLane(lane);
+  equal(Deno.readTextFileSync(`${lane.dir}/ckpt/step_2.json`), '{"step": 2}', "the owner's new file is in");
+  equal(
+    Deno.readTextFileSync(`${lane.dir}/ckpt/step_1.json`),
+    '{"step": 1, "forged": true}',
+    "not overwritten",
+  );
+  // The next look names all three; the sync after it puts the source's state back.
+  deepEqual(shadowWrites(lane), [
+    { rel: "ckpt/step_1.json", op: "write" },
+    { rel: "evil.txt", op: "write" },
+    { rel: "old.txt", op: "write" },
+  ]);
+  syncLane(lane);
+  equal(Deno.readTextFileSync(`${lane.dir}/ckpt/step_1.json`), '{"step": 1}');
+  deepEqual([...Deno.readDirSync(lane.dir)].map((e) => e.name).sort(), ["ckpt"]);
+  deepEqual(shadowWrites(lane), [], "in step again: nothing to name");
+  // A deletion between look and sync is named too, then the copy is restored.
+  Deno.removeSync(`${lane.dir}/ckpt/step_2.json`);
+  syncLane(lane);
+  deepEqual(shadowWrites(lane), [{ rel: "ckpt/step_2.json", op: "delete" }]);
+  syncLane(lane);
+  equal(Deno.readTextFileSync(`${lane.dir}/ckpt/step_2.json`), '{"step": 2}');
+  deepEqual(shadowWrites(lane), []);
+  Deno.removeSync(root, { recursive: true });
 });
