@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { CsvError, makeTarget, readCsvFile, type Table } from "../tabular/mod.ts";
+import { CsvError, makeTarget, readCsvFile, type ReadTable, straysNote, type Table } from "../tabular/mod.ts";
 import { InputError, UsageError } from "./errors.ts";
 import { printable } from "./escape.ts";
 
@@ -69,7 +69,7 @@ export function checkData(
   o: { delimiter?: string; cells?: () => void } = {},
 ): DataCheck {
   const delimiter = o.delimiter;
-  let table: Table;
+  let table: ReadTable;
   try {
     table = readCsvFile(file, delimiter ? { delimiter } : {});
   } catch (e) {
@@ -80,6 +80,7 @@ export function checkData(
   const names = table.columns.map((c) => c.name);
   const notes: string[] = [], warnings: string[] = [];
   if (hasBom(file)) notes.push(`${file} starts with a UTF-8 byte-order mark (BOM): stripped before reading`);
+  for (const s of table.strays ?? []) notes.push(straysNote(s));
   if (delimiter !== undefined && delimiter !== ",") {
     notes.push(`columns read as separated by ${named(delimiter)}`);
   }

@@ -37,7 +37,8 @@ the model. A child that goes silent is stopped and blamed. Failing code becomes 
 its lesson. Everything is persisted in SQLite every step: after a crash, --resume continues with nothing lost.
 
 Options:
-  --data <file.csv>        The data (header line; missing: empty, NA, ?, NaN)
+  --data <file.csv>        The data, UTF-8 (header line; missing: empty, NA, ?, NaN; in a numeric column,
+                           a few stray texts such as inf or unknown are read as missing, and said)
   --delimiter <c>          What separates its columns: , ; \\t (or tab) | (default ,)
   --target <column>        The column to predict (task inferred: regression, binary, multiclass)
   --metric <m>             accuracy | auc | logloss (classification), r2 | rmse | mae (regression);

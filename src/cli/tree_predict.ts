@@ -6,7 +6,7 @@
  */
 import { resolve } from "node:path";
 import { writeAtomic } from "../runtime/atomic.ts";
-import { CsvError, TransformError } from "../tabular/mod.ts";
+import { CsvError, straysNote, TransformError } from "../tabular/mod.ts";
 import {
   chain,
   type LoadSteps,
@@ -124,6 +124,7 @@ export async function predictMain(argv: string[]): Promise<number> {
       `note: ignored column(s) the model does not use: ${out.ignored.map((c) => printable(c)).join(", ")}`,
     );
   }
+  for (const s of out.strays) console.error(`note: ${printable(straysNote(s))}`);
   const target = values.output as string | undefined;
   if (target) {
     writeAtomic(target, out.csv);

@@ -7,7 +7,9 @@
  *    difference.
  * 2. **Boolean**: every value, lower-cased, is one of `true false t f yes no y n` (1/0 stay numeric).
  * 3. **Numeric**: every value is a finite decimal number (`-1`, `2.5`, `.5`, `1e-3`; no thousands separators,
- *    no `Infinity`, no hex).
+ *    no `Infinity`, no hex) — or nearly every one (`STRAYS`): at least 20 numbers, the rest at most 5 % of the
+ *    values and at most 5 distinct texts (`inf`, `unknown`, `-`). Those stray cells are read as missing
+ *    (`readTable` lists them, so the caller can say so), not the whole column as hundreds of categories.
  * 4. **Text** (free text, e.g. a passenger name): at least 20 distinct values, more distinct values than half
  *    the cells, and at least half the cells contain whitespace — or an average length of 40 characters or more.
  * 5. **Categorical** otherwise (high-cardinality codes such as a cabin number stay categorical).
@@ -53,21 +55,37 @@ export function parseNumber(s: string): number {
   return NUMBER.test(t) ? Number(t) : NaN;
 }
 
+/**
+ * How many cells of a numeric column may fail to parse (each then read as missing): at least `numbers`
+ * numbers, at most `share` of the column's values and `distinct` different texts.
+ */
+export const STRAYS = { numbers: 20, share: 0.05, distinct: 5 } as const;
+
+/** Whether a cell of a numeric column is no number (a stray, read as missing). */
+export function isStray(c: string): boolean {
+  return !Number.isFinite(parseNumber(c));
+}
+
 /** The kind of a column from its cells (`null` = missing), by the rules in the module doc. */
 export function inferKind(cells: readonly (string | null)[]): ColumnKind {
-  let present = 0, bool = true, num = true, spaced = 0, chars = 0;
-  const distinct = new Set<string>();
+  let present = 0, bool = true, strays = 0, spaced = 0, chars = 0;
+  const distinct = new Set<string>(), strayTexts = new Set<string>();
   for (const c of cells) {
     if (c === null) continue;
     present++;
     if (bool && Number.isNaN(parseBoolean(c))) bool = false;
-    if (num && !Number.isFinite(parseNumber(c))) num = false;
+    if (isStray(c)) {
+      strays++;
+      if (strayTexts.size <= STRAYS.distinct) strayTexts.add(c.trim());
+    }
     if (distinct.size <= cells.length) distinct.add(c);
     if (/\s/.test(c)) spaced++;
     chars += c.length;
   }
   if (present === 0) return "numeric";
   if (bool) return "boolean";
+  const num = strays === 0 || (present - strays >= STRAYS.numbers && strays <= STRAYS.share * present &&
+    strayTexts.size <= STRAYS.distinct);
   if (num) return "numeric";
   const textLike = distinct.size >= 20 && distinct.size > present / 2 && spaced >= present / 2;
   return textLike || chars / present >= 40 ? "text" : "categorical";

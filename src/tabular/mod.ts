@@ -59,7 +59,15 @@
  */
 export { CsvError, type CsvLimits, DEFAULT_LIMITS, parseCsvText, type RawCsv } from "./csv.ts";
 export { inferKind, MISSING_MARKERS } from "./infer.ts";
-export { readCsvFile, type ReadOptions, readTable } from "./read.ts";
+export {
+  decodeUtf8,
+  readCsvFile,
+  type ReadOptions,
+  type ReadTable,
+  readTable,
+  type Strays,
+  straysNote,
+} from "./read.ts";
 export {
   allRows,
   cellValue,

@@ -6,7 +6,7 @@
  * @module
  */
 import { CsvError, type CsvLimits, DEFAULT_LIMITS, parseCsvText, shown } from "./csv.ts";
-import { buildColumn, inferKind, isMissingText } from "./infer.ts";
+import { buildColumn, inferKind, isMissingText, isStray } from "./infer.ts";
 import type { ColumnKind, Table } from "./table.ts";
 
 export interface ReadOptions {
@@ -16,10 +16,37 @@ export interface ReadOptions {
   types?: Record<string, ColumnKind>;
   /** Replace the missing-marker rule: cells equal (exactly, after trimming) to one of these are missing. */
   missing?: readonly string[];
+  /**
+   * A cell that is no number in a column forced numeric: an error at its line (default), or read as
+   * missing and listed in the table's `strays`. (A column inferred numeric always reads its few strays as
+   * missing: infer.ts STRAYS.)
+   */
+  strays?: "error" | "missing";
+}
+
+/** Cells of a numeric column that were no number and are read as missing. */
+export interface Strays {
+  column: string;
+  count: number;
+  /** The first few, with their file lines. */
+  examples: { text: string; line: number }[];
+}
+
+/** A table read from CSV, with the stray cells its numeric columns read as missing. */
+export type ReadTable = Table & { strays?: Strays[] };
+
+/** How a note shows strays: `column "x": 3 cells are no number ("inf" at line 5, …) and are read as missing`. */
+export function straysNote(s: Strays): string {
+  const ex = s.examples.map((e) => `${shown(e.text)} at line ${e.line}`).join(", ");
+  const more = s.count > s.examples.length ? ", …" : "";
+  return `column ${shown(s.column)} is numeric: ${s.count} cell${
+    s.count === 1 ? " is" : "s are"
+  } no number ` +
+    `(${ex}${more}) and ${s.count === 1 ? "is" : "are"} read as missing`;
 }
 
 /** Parses CSV text into a typed table; `file` names the source in errors. */
-export function readTable(text: string, file = "<input>", options: ReadOptions = {}): Table {
+export function readTable(text: string, file = "<input>", options: ReadOptions = {}): ReadTable {
   const raw = parseCsvText(text, file, options);
   const forced = options.types ?? {};
   for (const name of Object.keys(forced)) {
@@ -29,16 +56,25 @@ export function readTable(text: string, file = "<input>", options: ReadOptions =
   }
   const custom = options.missing ? new Set(options.missing) : null;
   const missing = custom ? (s: string) => custom.has(s.trim()) : isMissingText;
+  const strays: Strays[] = [];
   const columns = raw.header.map((name, j) => {
-    const cells = raw.rows.map((r) => (missing(r[j]!) ? null : r[j]!));
+    let cells = raw.rows.map((r) => (missing(r[j]!) ? null : r[j]!));
     const kind = forced[name] ?? inferKind(cells);
+    if (kind === "numeric" && (!forced[name] || options.strays === "missing")) {
+      const at: number[] = [];
+      cells = cells.map((c, i) => c !== null && isStray(c) ? (at.push(i), null) : c);
+      if (at.length) {
+        const examples = at.slice(0, 3).map((i) => ({ text: raw.rows[i]![j]!.trim(), line: raw.lines[i]! }));
+        strays.push({ column: name, count: at.length, examples });
+      }
+    }
     return buildColumn(name, kind, cells, (i) => ({ file, line: raw.lines[i]! }));
   });
-  return { nRows: raw.rows.length, columns };
+  return strays.length ? { nRows: raw.rows.length, columns, strays } : { nRows: raw.rows.length, columns };
 }
 
 /** Reads and parses a CSV file; a missing or oversized file is a `CsvError` for that file. */
-export function readCsvFile(path: string, options: ReadOptions = {}): Table {
+export function readCsvFile(path: string, options: ReadOptions = {}): ReadTable {
   const maxChars = options.limits?.maxChars ?? DEFAULT_LIMITS.maxChars;
   let size: number;
   try {
@@ -47,12 +83,58 @@ export function readCsvFile(path: string, options: ReadOptions = {}): Table {
     throw new CsvError(path, 0, e instanceof Deno.errors.NotFound ? "no such file" : String(e));
   }
   if (size > maxChars * 4) throw new CsvError(path, 0, `it has ${size} bytes, more than the limit`);
-  let text: string;
+  let bytes: Uint8Array;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(Deno.readFileSync(path));
+    bytes = Deno.readFileSync(path);
   } catch (e) {
-    const why = e instanceof TypeError ? "it is not valid UTF-8 text" : String(e);
-    throw new CsvError(path, 0, why);
+    throw new CsvError(path, 0, String(e));
   }
-  return readTable(text, path, options);
+  return readTable(decodeUtf8(bytes, path), path, options);
+}
+
+/**
+ * Where the first byte that is not UTF-8 is: its offset, line (1-based) and column (1-based, in bytes), or
+ * null when every byte sequence is valid UTF-8.
+ */
+export function invalidUtf8(bytes: Uint8Array): { offset: number; line: number; column: number } | null {
+  let line = 1, lineStart = 0;
+  for (let i = 0; i < bytes.length;) {
+    const b = bytes[i]!;
+    if (b < 0x80) {
+      if (b === 0x0a) line++, lineStart = i + 1;
+      i++;
+      continue;
+    }
+    const len = b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    let ok = len > 0 && i + len <= bytes.length;
+    for (let k = 1; ok && k < len; k++) ok = (bytes[i + k]! & 0xc0) === 0x80;
+    if (ok && len === 3) {
+      const c = bytes[i + 1]!;
+      ok = !(b === 0xe0 && c < 0xa0) && !(b === 0xed && c >= 0xa0); // overlong, surrogate
+    } else if (ok && len === 4) {
+      const c = bytes[i + 1]!;
+      ok = !(b === 0xf0 && c < 0x90) && !(b === 0xf4 && c >= 0x90); // overlong, past U+10FFFF
+    }
+    if (!ok) return { offset: i, line, column: i - lineStart + 1 };
+    i += len;
+  }
+  return null;
+}
+
+/**
+ * The text of a CSV file's bytes, or a CsvError at the line of the first byte that is not UTF-8 (a file
+ * saved as Latin-1 or Windows-1252 is the usual cause), naming the byte and how to convert the file.
+ */
+export function decodeUtf8(bytes: Uint8Array, file: string): string {
+  const bad = invalidUtf8(bytes);
+  if (bad) {
+    const hex = bytes[bad.offset]!.toString(16).toUpperCase().padStart(2, "0");
+    throw new CsvError(
+      file,
+      bad.line,
+      `it is not valid UTF-8 text: byte 0x${hex} at column ${bad.column} (saved as Latin-1 or Windows-1252? ` +
+        `convert it, e.g. iconv -f WINDOWS-1252 -t UTF-8 ${shown(file)} > converted.csv)`,
+    );
+  }
+  return new TextDecoder("utf-8").decode(bytes);
 }

@@ -1,7 +1,7 @@
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import { CsvError } from "./csv.ts";
 import { inferKind } from "./infer.ts";
-import { readCsvFile, readTable } from "./read.ts";
+import { invalidUtf8, readCsvFile, readTable } from "./read.ts";
 import { getColumn, type Table } from "./table.ts";
 import { writeCsv } from "./write.ts";
 
@@ -104,10 +104,82 @@ Deno.test("readCsvFile() reports a missing file and non-UTF-8 bytes as CsvErrors
       (e) => e instanceof CsvError && /no such file/.test(e.message),
     );
     Deno.writeFileSync(`${dir}/bad.csv`, new Uint8Array([0x61, 0x0a, 0xff, 0xfe, 0x0a]));
-    throws(() => readCsvFile(`${dir}/bad.csv`), /bad\.csv: Cannot read the CSV: it is not valid UTF-8/);
+    throws(
+      () => readCsvFile(`${dir}/bad.csv`),
+      /bad\.csv:2: Cannot read the CSV: it is not valid UTF-8 text: byte 0xFF at column 1 .*iconv/,
+    );
     Deno.writeTextFileSync(`${dir}/ok.csv`, "a,b\n1,x\n");
     equal(readCsvFile(`${dir}/ok.csv`).nRows, 1);
   } finally {
     Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("writeCsv(): a row that is one missing cell reads back as a row, not a skipped blank line", () => {
+  const t = readTable('x\n1\n""\n3\n', "one.csv");
+  equal(t.nRows, 3, "a quoted empty cell is a row");
+  const back = readTable(writeCsv(t), "back.csv");
+  equal(back.nRows, 3);
+  const x = getColumn(back, "x");
+  ok(x.kind === "numeric" && Number.isNaN(x.values[1]!) && x.values[2] === 3);
+});
+
+Deno.test("readTable(): a numeric column with a few stray texts is numeric, its strays missing and listed", () => {
+  const nums = Array.from({ length: 60 }, (_, i) => String(i * 0.5));
+  // Rows 4, 9 and 20 (file lines 6, 11, 22) hold inf, -inf and unknown: 3 of 60, 3 distinct texts.
+  nums[4] = "inf", nums[9] = "-inf", nums[20] = " unknown";
+  const t = readTable("x,y\n" + nums.map((v, i) => `${v},${i % 2}`).join("\n") + "\n", "s.csv");
+  const x = getColumn(t, "x");
+  ok(x.kind === "numeric");
+  deepEqual([4, 9, 20].map((i) => Number.isNaN(x.values[i]!)), [true, true, true]);
+  equal(x.values[5], 2.5);
+  deepEqual(t.strays, [{
+    column: "x",
+    count: 3,
+    examples: [{ text: "inf", line: 6 }, { text: "-inf", line: 11 }, { text: "unknown", line: 22 }],
+  }]);
+  // Past the share (5 %), past five distinct texts, or too few numbers: the column is categorical.
+  const many = nums.map((v, i) => (i % 10 === 0 ? "n/k" : v));
+  equal(inferKind(many), "categorical", "6 of 60 is more than 5 %");
+  const varied = nums.map((v, i) => (i < 6 ? `code${i}` : v)).concat(nums, nums);
+  equal(inferKind(varied), "categorical", "six distinct stray texts");
+  equal(inferKind(["1", "2", "x"]), "categorical", "fewer than 20 numbers");
+  equal(readTable("a\n1\n2\n", "c.csv").strays, undefined, "a clean table lists none");
+  // Forced numeric: an error at the line by default, read as missing and listed when asked.
+  throws(() => readTable("x\n1\ninf\n", "f.csv", { types: { x: "numeric" } }), /f\.csv:3: .*"inf"/);
+  const lenient = readTable("x\n1\ninf\n", "f.csv", { types: { x: "numeric" }, strays: "missing" });
+  deepEqual(lenient.strays, [{ column: "x", count: 1, examples: [{ text: "inf", line: 3 }] }]);
+});
+
+Deno.test("invalidUtf8() finds the first byte that is not UTF-8, by line and column, and passes real UTF-8", () => {
+  const enc = new TextEncoder();
+  equal(invalidUtf8(enc.encode("name,city\nZoë,Tromsø\n😀,日本\n")), null);
+  // "José" saved as Latin-1 on line 3: é is one byte 0xE9, followed by a comma (no continuation byte).
+  const latin = new Uint8Array([...enc.encode("a,b\nx,1\nJos"), 0xe9, ...enc.encode(",2\n")]);
+  deepEqual(invalidUtf8(latin), { offset: 11, line: 3, column: 4 });
+  deepEqual(invalidUtf8(new Uint8Array([0xc0, 0x80])), { offset: 0, line: 1, column: 1 }, "overlong NUL");
+  deepEqual(
+    invalidUtf8(new Uint8Array([0x61, 0xed, 0xa0, 0x80])),
+    { offset: 1, line: 1, column: 2 },
+    "surrogate",
+  );
+  deepEqual(
+    invalidUtf8(new Uint8Array([0xf4, 0x90, 0x80, 0x80])),
+    { offset: 0, line: 1, column: 1 },
+    "past U+10FFFF",
+  );
+  deepEqual(invalidUtf8(new Uint8Array([0x61, 0xe2, 0x82])), { offset: 1, line: 1, column: 2 }, "cut short");
+  // Agrees with the platform's own strict decoder on random bytes.
+  let seed = 7;
+  for (let t = 0; t < 2000; t++) {
+    const b = new Uint8Array(1 + (t % 9));
+    for (let i = 0; i < b.length; i++) b[i] = (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24;
+    let strict = true;
+    try {
+      new TextDecoder("utf-8", { fatal: true }).decode(b);
+    } catch {
+      strict = false;
+    }
+    equal(invalidUtf8(b) === null, strict, `bytes ${[...b].map((x) => x.toString(16)).join(" ")}`);
   }
 });

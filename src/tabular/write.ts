@@ -1,7 +1,8 @@
 /**
  * Table → CSV text that `readTable` reads back to the same values: a missing cell is empty, numbers print in
  * JavaScript's shortest round-trip form, booleans in the file's own words (`yes`/`no`; else `true`/`false`), and a cell is quoted (quotes doubled)
- * when it holds a comma, quote, line break or edge space. Used to hand an executor only the rows it may see.
+ * when it holds a comma, quote, line break or edge space; a row that is one missing cell is `""` (a blank line
+ * would be skipped). Used to hand an executor only the rows it may see.
  *
  * @module
  */
@@ -17,13 +18,13 @@ export function writeCsv(table: Table, rows?: ArrayLike<number>): string {
   const lines = [table.columns.map((c) => quote(c.name)).join(",")];
   for (let i = 0; i < n; i++) {
     const r = rows ? rows[i]! : i;
-    lines.push(
-      table.columns.map((c) => {
-        const v = cellValue(c, r);
-        if (v === null) return "";
-        return quote(c.kind === "boolean" && c.labels ? c.labels[v ? 1 : 0] : String(v));
-      }).join(","),
-    );
+    const line = table.columns.map((c) => {
+      const v = cellValue(c, r);
+      if (v === null) return "";
+      return quote(c.kind === "boolean" && c.labels ? c.labels[v ? 1 : 0] : String(v));
+    }).join(",");
+    // A row of one missing cell would be a blank line, which a reader skips: it is written as `""`.
+    lines.push(line === "" ? '""' : line);
   }
   return lines.join("\n") + "\n";
 }

@@ -121,6 +121,13 @@ export function loadData(
       }]
       : []
   );
+  if (read.columns.every((c) => c.name === targetName || dropped.some((d) => d.column === c.name))) {
+    throw new RangeError(
+      `${file}: no column is left to learn ${JSON.stringify(targetName)} from: ${
+        dropped.map((d) => `${JSON.stringify(d.column)} is left out (${d.reason})`).join("; ")
+      }`,
+    );
+  }
   const table: Table = dropped.length
     ? { nRows: read.nRows, columns: read.columns.filter((c) => !dropped.some((d) => d.column === c.name)) }
     : read;

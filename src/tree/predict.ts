@@ -16,6 +16,7 @@ import {
   checkedRows,
   type ColumnKind,
   decodeState,
+  decodeUtf8,
   type Encoding,
   type FeatureTransform,
   fromRows,
@@ -26,6 +27,7 @@ import {
   predictModel,
   readTable,
   type Schema,
+  type Strays,
   type Table,
   toRows,
 } from "../tabular/mod.ts";
@@ -44,6 +46,8 @@ export interface Predicted {
   rows: number;
   /** Input columns the model does not use (ignored). */
   ignored: string[];
+  /** Cells of the model's numeric columns that are no number, read as missing (as the run read its own). */
+  strays: Strays[];
   columns: string[];
 }
 
@@ -127,18 +131,15 @@ function readInput(
   file: string,
   m: ModelManifest,
   delimiter: string,
-): { table: Table; ignored: string[]; ids: string[] } {
-  let text: string;
+): { table: Table; ignored: string[]; ids: string[]; strays: Strays[] } {
+  let bytes: Uint8Array;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(Deno.readFileSync(file));
+    bytes = Deno.readFileSync(file);
   } catch (e) {
-    const why = e instanceof Deno.errors.NotFound
-      ? "no such file"
-      : e instanceof TypeError
-      ? "it is not valid UTF-8 text"
-      : String(e);
+    const why = e instanceof Deno.errors.NotFound ? "no such file" : String(e);
     throw new PredictError(`${file}: Cannot read the CSV: ${why}`);
   }
+  const text = decodeUtf8(bytes, file);
   const header = parseCsvText(text, file, { delimiter }).header;
   const want = new Set(m.columns.map((c) => c.name));
   const missing = m.columns.map((c) => c.name).filter((n) => !header.includes(n));
@@ -154,7 +155,8 @@ function readInput(
   const types: Record<string, ColumnKind> = {};
   for (const c of m.columns) types[c.name] = c.kind as ColumnKind;
   for (const c of ids) types[c] = "text";
-  return { table: readTable(text, file, { types, delimiter }), ignored, ids };
+  const table = readTable(text, file, { types, delimiter, strays: "missing" });
+  return { table, ignored, ids, strays: table.strays ?? [] };
 }
 
 /**
@@ -176,7 +178,7 @@ export async function predictFile(
   if (m.predict !== "in-process") {
     throw new PredictError(`${runDir}: this model cannot predict: ${m.predict_note}`);
   }
-  const { table: input, ignored, ids } = readInput(file, m, delimiter);
+  const { table: input, ignored, ids, strays } = readInput(file, m, delimiter);
   let pred: Prediction;
   if (m.members?.length) {
     const preds: Prediction[] = [];
@@ -196,7 +198,7 @@ export async function predictFile(
     checkTrusted(runDir, m, dir);
     pred = await predictOne(dir, m, input, loadSteps);
   }
-  return { csv: toCsv(m, input, ids, pred), rows: input.nRows, ignored, columns: header(m, ids) };
+  return { csv: toCsv(m, input, ids, pred), rows: input.nRows, ignored, strays, columns: header(m, ids) };
 }
 
 function blendPredictions(preds: Prediction[], weights: number[]): Prediction {
