@@ -15,8 +15,9 @@ the merge gate) and final-test rows (scored once, at the end, for the starting a
 
 Each cycle: pick a node to expand (UCB over dev gain with visit counts), ideate hypotheses under it (missing
 indicators, log/ratio/product, binning, rare levels, frequency and out-of-fold target encoding, text features,
-group statistics, dropping a column, whole-model settings, a regularised linear model with its strength
-chosen by inner cross-validation or fixed, ensembles of evaluated nodes — or an LLM's own module), screen
+group statistics, a date column's calendar (year, month, weekday, …), dropping a column, whole-model settings,
+a regularised linear model with its strength chosen by inner cross-validation or fixed, ensembles of
+evaluated nodes — or an LLM's own module), screen
 three times as many as there are executors on one or two dev folds and keep those whose gain the held-out
 rows are likeliest to confirm (--screen), run each in its own sandboxed executor (a Deno child that can
 read only its dev rows and its scope and write only its scope; under bubblewrap the rest of the data is not

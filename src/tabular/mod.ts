@@ -59,6 +59,7 @@
  */
 export { CsvError, type CsvLimits, DEFAULT_LIMITS, parseCsvText, type RawCsv } from "./csv.ts";
 export { inferKind, MISSING_MARKERS } from "./infer.ts";
+export { type DateParts, dateParts, dayFirst, looksLikeDates } from "./dates.ts";
 export {
   decodeUtf8,
   readCsvFile,

@@ -13,6 +13,7 @@ import {
   cellValue,
   type Column,
   columnKinds,
+  looksLikeDates,
   makeTask,
   type MetricName,
   readCsvFile,
@@ -55,15 +56,18 @@ function describeColumn(col: Column, rows: Rows): ColumnInfo {
   }
   const present = rows.length - missing;
   const rareBelow = Math.max(5, Math.ceil(rows.length * 0.01));
+  const words = col.kind === "text" || col.kind === "categorical";
+  // A date with a time has a space in it: it is a date, not a name.
+  const date = words && present > 0 && looksLikeDates([...counts.keys()]);
   return {
     name: col.name,
     kind: col.kind,
     missing,
     distinct: counts.size,
     min: col.kind === "numeric" ? min : null,
-    nameLike: (col.kind === "text" || col.kind === "categorical") && counts.size > 10 &&
-      spaced * 2 >= present,
+    nameLike: words && !date && counts.size > 10 && spaced * 2 >= present,
     rare: col.kind === "categorical" ? [...counts.values()].filter((n) => n < rareBelow).length : 0,
+    ...(date ? { date: true as const } : {}),
   };
 }
 

@@ -169,6 +169,8 @@ export interface ColumnInfo {
   nameLike: boolean;
   /** Categorical: levels seen fewer than 5 times (or in under 1% of dev rows). */
   rare: number;
+  /** Categorical or text columns whose values are dates (tabular/dates.ts looksLikeDates); absent otherwise. */
+  date?: true;
 }
 
 /** What is known about the data before any hypothesis runs — from dev rows only. */

@@ -97,6 +97,13 @@ export const FAMILIES = {
     helped: "a value relative to its group says more than the value alone",
     hurt: "the group statistic added noise",
   },
+  date_parts: {
+    prior: 0.7,
+    onResiduals: true,
+    llm: false,
+    helped: "the calendar (a season, a weekday, an hour) carries signal that a date's text or order hides",
+    hurt: "the calendar parts were noise the model fitted",
+  },
   drop_column: {
     prior: 0.1,
     onResiduals: false,

@@ -32,6 +32,9 @@ const PRIOR = Object.fromEntries(FAMILY_NAMES.map((f) => [f, priorOf(f)])) as Re
 
 const q = (s: string) => JSON.stringify(s);
 
+/** Families whose step removes the column it acts on. */
+const REMOVES: ReadonlySet<Family> = new Set(["drop_column", "date_parts"]);
+
 /** What the library's step modules are written for in run `s` (the same for every node of the run). */
 export function codeContext(s: TreeState): CodeContext {
   return {
@@ -271,7 +274,7 @@ export function allIdeas(columns: ColumnInfo[], parent: TreeNode, runSeed = 0, b
     }
   }
   for (const c of columns) {
-    if (c.kind === "text" || (c.kind === "categorical" && c.nameLike)) {
+    if (!c.date && (c.kind === "text" || (c.kind === "categorical" && c.nameLike))) {
       idea("text_features", [c.name], `Pull a title or maker out of the text ${q(c.name)}.`, {
         part: "title",
       });
@@ -295,6 +298,15 @@ export function allIdeas(columns: ColumnInfo[], parent: TreeNode, runSeed = 0, b
   for (const n of numeric.slice(0, 6)) {
     for (const g of groups) {
       idea("group_stats", [n.name, g.name], `Compare ${q(n.name)} with its mean within ${q(g.name)}.`);
+    }
+  }
+  for (const c of columns) {
+    if (c.date) {
+      idea(
+        "date_parts",
+        [c.name],
+        `Read ${q(c.name)} as dates: year, month, day, weekday, day number (and hour), in place of the text.`,
+      );
     }
   }
   for (const c of columns) idea("drop_column", [c.name], `Drop ${q(c.name)}.`);
@@ -323,8 +335,9 @@ export function libraryIdeas(
     ...parent.children.flatMap((c) => s.nodes[c]?.hypothesis?.key ?? []),
     ...(parent.screened ?? []).map((c) => c.key),
   ]);
+  // Columns a step on the path removed (dropped, or read as dates in place of the text): nothing acts on them.
   const dropped = new Set(
-    path.flatMap((p) => (p.hypothesis?.family === "drop_column" ? p.hypothesis.columns : [])),
+    path.flatMap((p) => (REMOVES.has(p.hypothesis?.family as Family) ? p.hypothesis!.columns : [])),
   );
   const columns = s.dataset.columns.filter((c) => c.name !== s.dataset.target);
   const ideas = allIdeas(columns, parent, s.config.seed, s.config.insights && s.config.search !== "random")

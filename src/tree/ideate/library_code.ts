@@ -8,6 +8,7 @@
  * @module
  */
 import type { Family } from "../types.ts";
+import { dates, textGroup, textLength, title } from "./text_code.ts";
 
 export interface CodeContext {
   /** Import specifier of the toolkit's mod.ts, relative to the steps/ directory. */
@@ -206,90 +207,6 @@ export default step;
 `;
 }
 
-function title(col: string): string {
-  return `const COL = ${lit(col)};
-const OUT = ${lit(`${col}~title`)};
-
-/** "Braund, Mr. Owen" → "mr"; "chevrolet chevelle malibu" → "chevrolet". */
-function titleOf(s: string): string | null {
-  const m = /,\\s*([^.,]+)\\./.exec(s);
-  if (m) return m[1]!.trim().toLowerCase();
-  const w = s.trim().split(/\\s+/)[0];
-  return w ? w.toLowerCase() : null;
-}
-
-const step: FeatureTransform<string[]> = {
-  fit: (rows) => {
-    const c = new Map<string, number>();
-    for (const r of rows) {
-      const t = typeof r[COL] === "string" ? titleOf(r[COL] as string) : null;
-      if (t !== null) c.set(t, (c.get(t) ?? 0) + 1);
-    }
-    return [...c].filter(([, n]) => n >= 3).map(([t]) => t);
-  },
-  transform: (kept, rows) => {
-    const keep = new Set(kept);
-    return rows.map((r: Row) => {
-      const t = typeof r[COL] === "string" ? titleOf(r[COL] as string) : null;
-      return { ...r, [OUT]: t === null ? null : keep.has(t) ? t : "(other)" };
-    });
-  },
-};
-export default step;
-`;
-}
-
-function textGroup(col: string): string {
-  return `const COL = ${lit(col)};
-const OUT = ${lit(`${col}~group`)};
-
-/** The group a value marks: a name's surname (before its comma), else the value itself (a shared ticket, an
- * id shared by several rows). */
-function keyOf(v: unknown): string | null {
-  if (v === null || v === undefined) return null;
-  const s = String(v).trim().toLowerCase();
-  const at = s.indexOf(",");
-  return at > 0 ? s.slice(0, at) : s || null;
-}
-
-const step: FeatureTransform<Record<string, number>> = {
-  fit: (rows) => {
-    const c: Record<string, number> = {};
-    for (const r of rows) {
-      const k = keyOf(r[COL]);
-      if (k !== null) c[k] = (c[k] ?? 0) + 1;
-    }
-    return c;
-  },
-  transform: (sizes, rows) =>
-    rows.map((r: Row) => {
-      const k = keyOf(r[COL]);
-      return { ...r, [OUT]: k === null ? null : Object.hasOwn(sizes, k) ? sizes[k]! : 0 };
-    }),
-};
-export default step;
-`;
-}
-
-function textLength(col: string): string {
-  return `const COL = ${lit(col)};
-const LEN = ${lit(`${col}~length`)};
-const WORDS = ${lit(`${col}~words`)};
-
-const step: FeatureTransform<null> = {
-  fit: () => null,
-  transform: (_state, rows) =>
-    rows.map((r: Row) => {
-      const v = r[COL];
-      if (v === null || v === undefined) return { ...r, [LEN]: null, [WORDS]: null };
-      const s = String(v);
-      return { ...r, [LEN]: s.length, [WORDS]: s.split(/\\s+/).filter(Boolean).length };
-    }),
-};
-export default step;
-`;
-}
-
 function groupStats(num: string, cat: string): string {
   return `const NUM = ${lit(num)};
 const CAT = ${lit(cat)};
@@ -353,7 +270,11 @@ export function moduleSource(
   ctx: CodeContext,
 ): string | null {
   const [a = "", b = ""] = columns;
-  const runtime = family === "target_encode" ? ["mulberry32", "subSeed"] : [];
+  const runtime = family === "target_encode"
+    ? ["mulberry32", "subSeed"]
+    : family === "date_parts"
+    ? ["dateParts", "dayFirst"]
+    : [];
   const head = header(text, family, ctx, runtime);
   switch (family) {
     case "missing_indicator":
@@ -382,6 +303,8 @@ export function moduleSource(
         (params.part === "length" ? textLength(a) : params.part === "group" ? textGroup(a) : title(a));
     case "group_stats":
       return head + groupStats(a, b);
+    case "date_parts":
+      return head + dates(a);
     case "drop_column":
       return head + drop(a);
     case "capacity":
