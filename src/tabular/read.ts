@@ -126,15 +126,17 @@ export function invalidUtf8(bytes: Uint8Array): { offset: number; line: number; 
  * saved as Latin-1 or Windows-1252 is the usual cause), naming the byte and how to convert the file.
  */
 export function decodeUtf8(bytes: Uint8Array, file: string): string {
-  const bad = invalidUtf8(bytes);
-  if (bad) {
-    const hex = bytes[bad.offset]!.toString(16).toUpperCase().padStart(2, "0");
-    throw new CsvError(
-      file,
-      bad.line,
-      `it is not valid UTF-8 text: byte 0x${hex} at column ${bad.column} (saved as Latin-1 or Windows-1252? ` +
-        `convert it, e.g. iconv -f WINDOWS-1252 -t UTF-8 ${shown(file)} > converted.csv)`,
-    );
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    // Not UTF-8: found again byte by byte, only now, to name where.
   }
-  return new TextDecoder("utf-8").decode(bytes);
+  const bad = invalidUtf8(bytes) ?? { offset: 0, line: 1, column: 1 };
+  const hex = bytes[bad.offset]!.toString(16).toUpperCase().padStart(2, "0");
+  throw new CsvError(
+    file,
+    bad.line,
+    `it is not valid UTF-8 text: byte 0x${hex} at column ${bad.column} (saved as Latin-1 or Windows-1252? ` +
+      `convert it, e.g. iconv -f WINDOWS-1252 -t UTF-8 ${shown(file)} > converted.csv)`,
+  );
 }
