@@ -85,3 +85,72 @@ Deno.test("a file whose only feature is an identifier is refused: nothing to lea
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+/** 300 rows of `price,discount,y`: price as `$1,234.50`, some `(…)` refunds, discount as `12%`; y follows
+ * both. Read as text they would be 300 distinct categories and y could not be learned. */
+function spreadsheet(): string {
+  const lines = ["price,discount,y"];
+  const money = (v: number) => {
+    const s = Math.abs(v).toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+    return v < 0 ? `"($${s})"` : `"$${s}"`;
+  };
+  for (let i = 0; i < 300; i++) {
+    const price = ((i * 37) % 300) * 10.5 - (i % 29 === 0 ? 800 : 0);
+    const pct = (i * 11) % 40;
+    lines.push(`${money(price)},${pct}%,${(price / 100 - pct / 10).toFixed(3)}`);
+  }
+  return lines.join("\n") + "\n";
+}
+
+Deno.test("formatted numbers ($1,234.50, (12.00), 12%) are read as numbers, said once per column, and predicted from", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "arrow-newcomer-cells-" });
+  try {
+    Deno.writeTextFileSync(`${dir}/sales.csv`, spreadsheet());
+    const r = await arrow([
+      "tree",
+      "--data",
+      `${dir}/sales.csv`,
+      "--target",
+      "y",
+      "--cycles",
+      "1",
+      "--executors",
+      "1",
+      "--runs-dir",
+      `${dir}/runs`,
+    ]);
+    equal(r.code, 0, r.stderr);
+    match(
+      r.stderr,
+      /^note: column "price" is numeric: 300 cells are formatted \("\(\$800\.00\)" at line 2 is read as -800\)/m,
+    );
+    match(
+      r.stderr,
+      /^note: column "discount" is numeric: 300 cells are formatted \("0%" at line 2 is read as 0\)/m,
+    );
+    const runDir = r.stdout.match(/→ (\S+)/)![1]!;
+    const state = JSON.parse(Deno.readTextFileSync(`${runDir}/state.json`));
+    const kinds = Object.fromEntries(
+      state.dataset.columns.map((c: { name: string; kind: string }) => [c.name, c.kind]),
+    );
+    deepEqual([kinds.price, kinds.discount], ["numeric", "numeric"]);
+    ok(state.final.start > 0.9, `the start learns y from the numbers: ${JSON.stringify(state.final)}`);
+
+    // New rows in the same format (and one plain) are read the same way.
+    Deno.writeTextFileSync(`${dir}/new.csv`, 'price,discount\n"$2,000.00",10%\n2000,10\n"($100.00)",0%\n');
+    const p = await arrow(["tree", "predict", runDir, `${dir}/new.csv`, "-o", `${dir}/out.csv`]);
+    equal(p.code, 0, p.stderr);
+    match(
+      p.stderr,
+      /^note: column "price" is numeric: 2 cells are formatted \("\$2,000\.00" at line 2 is read as 2000\)/m,
+    );
+    const out = Deno.readTextFileSync(`${dir}/out.csv`).trim().split("\n").slice(1).map((l) =>
+      Number(l.split(",").at(-1))
+    );
+    equal(out.length, 3);
+    equal(out[0], out[1], "$2,000.00 and 10% predict as 2000 and 10 do");
+    ok(Math.abs(out[0]! - 19) < 3 && out[2]! < out[0]!, `predictions ${out}`);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});

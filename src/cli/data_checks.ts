@@ -5,7 +5,15 @@
  *
  * @module
  */
-import { CsvError, makeTarget, readCsvFile, type ReadTable, straysNote, type Table } from "../tabular/mod.ts";
+import {
+  CsvError,
+  formatsNote,
+  makeTarget,
+  readCsvFile,
+  type ReadTable,
+  straysNote,
+  type Table,
+} from "../tabular/mod.ts";
 import { InputError, UsageError } from "./errors.ts";
 import { printable } from "./escape.ts";
 
@@ -81,6 +89,7 @@ export function checkData(
   const notes: string[] = [], warnings: string[] = [];
   if (hasBom(file)) notes.push(`${file} starts with a UTF-8 byte-order mark (BOM): stripped before reading`);
   for (const s of table.strays ?? []) notes.push(straysNote(s));
+  for (const f of table.formats ?? []) notes.push(formatsNote(f));
   if (delimiter !== undefined && delimiter !== ",") {
     notes.push(`columns read as separated by ${named(delimiter)}`);
   }

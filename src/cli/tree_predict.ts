@@ -6,7 +6,7 @@
  */
 import { resolve } from "node:path";
 import { writeAtomic } from "../runtime/atomic.ts";
-import { CsvError, straysNote, TransformError } from "../tabular/mod.ts";
+import { CsvError, formatsNote, straysNote, TransformError } from "../tabular/mod.ts";
 import {
   chain,
   type LoadSteps,
@@ -125,6 +125,7 @@ export async function predictMain(argv: string[]): Promise<number> {
     );
   }
   for (const s of out.strays) console.error(`note: ${printable(straysNote(s))}`);
+  for (const f of out.formats) console.error(`note: ${printable(formatsNote(f))}`);
   const target = values.output as string | undefined;
   if (target) {
     writeAtomic(target, out.csv);

@@ -6,8 +6,10 @@
  *    or `na` are real levels in public data (German credit's `other_parties = none`). Quoted or not makes no
  *    difference.
  * 2. **Boolean**: every value, lower-cased, is one of `true false t f yes no y n` (1/0 stay numeric).
- * 3. **Numeric**: every value is a finite decimal number (`-1`, `2.5`, `.5`, `1e-3`; no thousands separators,
- *    no `Infinity`, no hex) — or nearly every one (`STRAYS`): at least 20 numbers, the rest at most 5 % of the
+ * 3. **Numeric**: every value is a finite decimal number (`-1`, `2.5`, `.5`, `1e-3`; no `Infinity`, no hex), or a
+ *    number as a spreadsheet formats it (`formatted`): thousands commas in groups of three (`1,200.50`), a
+ *    leading currency sign (`$`, `€`, `£`, `¥`), a trailing `%` (read as the number shown: `12%` is 12), an
+ *    accounting negative in parentheses (`(1,200)` is −1200) — or nearly every one (`STRAYS`): at least 20 numbers, the rest at most 5 % of the
  *    values and at most 5 distinct texts (`inf`, `unknown`, `-`). Those stray cells are read as missing
  *    (`readTable` lists them, so the caller can say so), not the whole column as hundreds of categories.
  * 4. **Text** (free text, e.g. a passenger name): at least 20 distinct values, more distinct values than half
@@ -50,9 +52,34 @@ export function parseBoolean(s: string): number {
   return TRUE.has(l) ? 1 : FALSE.has(l) ? 0 : NaN;
 }
 
+/** A spreadsheet's number: sign, currency sign, sign, digits (commas only in whole groups of three), `%`. */
+const FORMATTED = /^([+-]?)\s*([$€£¥]?)\s*([+-]?)(\d{1,3}(?:,\d{3})+(?:\.\d*)?|\d+\.?\d*|\.\d+)\s*(%?)$/;
+
+/**
+ * The number a formatted cell shows (`$1,200.50`, `-€3`, `12.5 %`, `(1,200)`), or NaN when the text is not
+ * one: at most one sign, and at least one of a currency sign, a thousands comma or `%` (plain numbers are
+ * `NUMBER`'s). A comma that does not sit before a group of three digits is no thousands separator (`1,5` is
+ * a decimal comma or a list: not read).
+ */
+export function formatted(t: string): number {
+  const paren = t.length > 2 && t[0] === "(" && t[t.length - 1] === ")";
+  const m = FORMATTED.exec(paren ? t.slice(1, -1).trim() : t);
+  if (!m) return NaN;
+  const [, s1, cur, s2, digits, pct] = m;
+  if ((s1 && s2) || (paren && (s1 || s2)) || !(paren || cur || pct || digits!.includes(","))) return NaN;
+  const v = Number(digits!.replaceAll(",", ""));
+  return (s1 === "-" || s2 === "-" || paren) ? -v : v;
+}
+
+/** Whether a cell is a number only as formatted (`formatted`), not a plain decimal. */
+export function isFormatted(s: string): boolean {
+  const t = s.trim();
+  return !NUMBER.test(t) && Number.isFinite(formatted(t));
+}
+
 export function parseNumber(s: string): number {
   const t = s.trim();
-  return NUMBER.test(t) ? Number(t) : NaN;
+  return NUMBER.test(t) ? Number(t) : formatted(t);
 }
 
 /**

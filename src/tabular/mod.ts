@@ -62,6 +62,8 @@ export { inferKind, MISSING_MARKERS } from "./infer.ts";
 export { type DateParts, dateParts, dayFirst, looksLikeDates } from "./dates.ts";
 export {
   decodeUtf8,
+  type Formats,
+  formatsNote,
   readCsvFile,
   type ReadOptions,
   type ReadTable,

@@ -6,7 +6,7 @@
  * @module
  */
 import { CsvError, type CsvLimits, DEFAULT_LIMITS, parseCsvText, shown } from "./csv.ts";
-import { buildColumn, inferKind, isMissingText, isStray } from "./infer.ts";
+import { buildColumn, inferKind, isFormatted, isMissingText, isStray, parseNumber } from "./infer.ts";
 import type { ColumnKind, Table } from "./table.ts";
 
 export interface ReadOptions {
@@ -32,8 +32,30 @@ export interface Strays {
   examples: { text: string; line: number }[];
 }
 
-/** A table read from CSV, with the stray cells its numeric columns read as missing. */
-export type ReadTable = Table & { strays?: Strays[] };
+/** Cells of a numeric column written as a spreadsheet formats numbers (`$1,200`, `12%`), read as numbers. */
+export interface Formats {
+  column: string;
+  count: number;
+  /** The first one, with its file line and the number it is read as. */
+  example: { text: string; line: number; value: number };
+}
+
+/** A table read from CSV, with the stray cells its numeric columns read as missing and the formatted
+ * numbers they read as numbers. */
+export type ReadTable = Table & { strays?: Strays[]; formats?: Formats[] };
+
+/** How a note shows formatted numbers: `column "price" is numeric: 40 cells are formatted ("$1,200" at
+ * line 2 is read as 1200) …`. */
+export function formatsNote(f: Formats): string {
+  const e = f.example;
+  return `column ${shown(f.column)} is numeric: ${f.count} cell${
+    f.count === 1 ? " is" : "s are"
+  } formatted ` +
+    `(${
+      shown(e.text)
+    } at line ${e.line} is read as ${e.value}): currency signs, thousands commas and % are ` +
+    `dropped and a number in parentheses is negative`;
+}
 
 /** How a note shows strays: `column "x": 3 cells are no number ("inf" at line 5, …) and are read as missing`. */
 export function straysNote(s: Strays): string {
@@ -56,7 +78,7 @@ export function readTable(text: string, file = "<input>", options: ReadOptions =
   }
   const custom = options.missing ? new Set(options.missing) : null;
   const missing = custom ? (s: string) => custom.has(s.trim()) : isMissingText;
-  const strays: Strays[] = [];
+  const strays: Strays[] = [], formats: Formats[] = [];
   const columns = raw.header.map((name, j) => {
     let cells = raw.rows.map((r) => (missing(r[j]!) ? null : r[j]!));
     const kind = forced[name] ?? inferKind(cells);
@@ -68,9 +90,28 @@ export function readTable(text: string, file = "<input>", options: ReadOptions =
         strays.push({ column: name, count: at.length, examples });
       }
     }
+    if (kind === "numeric") {
+      let count = 0, first = -1;
+      cells.forEach((c, i) => {
+        if (c !== null && isFormatted(c)) count++, first = first < 0 ? i : first;
+      });
+      if (count) {
+        const text = raw.rows[first]![j]!.trim();
+        formats.push({
+          column: name,
+          count,
+          example: { text, line: raw.lines[first]!, value: parseNumber(text) },
+        });
+      }
+    }
     return buildColumn(name, kind, cells, (i) => ({ file, line: raw.lines[i]! }));
   });
-  return strays.length ? { nRows: raw.rows.length, columns, strays } : { nRows: raw.rows.length, columns };
+  return {
+    nRows: raw.rows.length,
+    columns,
+    ...(strays.length ? { strays } : {}),
+    ...(formats.length ? { formats } : {}),
+  };
 }
 
 /** Reads and parses a CSV file; a missing or oversized file is a `CsvError` for that file. */

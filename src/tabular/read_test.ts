@@ -1,7 +1,7 @@
-import { deepEqual, equal, ok, throws } from "node:assert/strict";
+import { deepEqual, equal, match, ok, throws } from "node:assert/strict";
 import { CsvError } from "./csv.ts";
-import { inferKind } from "./infer.ts";
-import { invalidUtf8, readCsvFile, readTable } from "./read.ts";
+import { formatted, inferKind, isFormatted, parseNumber } from "./infer.ts";
+import { formatsNote, invalidUtf8, readCsvFile, readTable } from "./read.ts";
 import { getColumn, type Table } from "./table.ts";
 import { writeCsv } from "./write.ts";
 
@@ -64,7 +64,8 @@ Deno.test("inferKind() keeps 1/0 numeric, t/f boolean, and an all-missing column
   equal(inferKind(["t", "F", "TRUE", null]), "boolean");
   equal(inferKind([null, null]), "numeric");
   equal(inferKind(["1e3", "-.5", "+2"]), "numeric");
-  equal(inferKind(["1,000", "2"]), "categorical");
+  equal(inferKind(["1,000", "2"]), "numeric", "a thousands comma");
+  equal(inferKind(["1,00", "2"]), "categorical", "a comma not before three digits");
   equal(inferKind(["Infinity", "1"]), "categorical");
   equal(inferKind(["x".repeat(45)]), "text");
 });
@@ -182,4 +183,83 @@ Deno.test("invalidUtf8() finds the first byte that is not UTF-8, by line and col
     }
     equal(invalidUtf8(b) === null, strict, `bytes ${[...b].map((x) => x.toString(16)).join(" ")}`);
   }
+});
+
+Deno.test("formatted(): spreadsheet numbers are read as the number shown, and look-alikes are not", () => {
+  const cases: [string, number][] = [
+    ["$1,200.50", 1200.5],
+    ["-$3", -3],
+    ["$-3", -3],
+    ["+€ 12", 12],
+    ["£1,000,000", 1e6],
+    ["¥7", 7],
+    ["12%", 12],
+    ["12.5 %", 12.5],
+    ["-0.5%", -0.5],
+    ["1,234", 1234],
+    ["(1,200)", -1200],
+    ["($45.10)", -45.1],
+    ["(500)", -500],
+    ["$.75", 0.75],
+  ];
+  for (const [text, want] of cases) equal(formatted(text), want, text);
+  // Plain numbers are NUMBER's; commas not in whole groups of three, two signs, stray symbols: no number.
+  for (
+    const text of [
+      "12",
+      "1,5",
+      "1,23,456",
+      "12,34",
+      ",123",
+      "1,2345",
+      "--3",
+      "-$-3",
+      "(-5)",
+      "$",
+      "%",
+      "$1e3",
+      "1,000e2",
+      "12%%",
+      "5 €",
+      "US$5",
+      "()",
+    ]
+  ) {
+    ok(Number.isNaN(formatted(text)), text);
+  }
+  equal(parseNumber(" $2,000 "), 2000);
+  equal(isFormatted("2,000"), true);
+  equal(isFormatted("2000"), false);
+  equal(isFormatted("abc"), false);
+});
+
+Deno.test("readTable(): a column of formatted numbers is numeric and its formatted cells are counted with an example", () => {
+  const price = Array.from(
+    { length: 30 },
+    (_, i) => (i % 3 === 0 ? `"$${i},${String(i * 7).padStart(3, "0")}.25"` : String(i)),
+  );
+  const pct = Array.from({ length: 30 }, (_, i) => (i === 4 ? "NA" : `${i}%`));
+  const text = "price,pct,code\n" + price.map((p, i) => `${p},${pct[i]},c${i % 4}`).join("\n") + "\n";
+  const t = readTable(text, "f.csv");
+  const p = getColumn(t, "price"), q = getColumn(t, "pct");
+  ok(p.kind === "numeric" && q.kind === "numeric");
+  equal(p.values[3], 3021.25, "$3,021.25");
+  equal(p.values[4], 4);
+  ok(Number.isNaN(q.values[4]!) && q.values[5] === 5);
+  deepEqual(t.formats, [
+    { column: "price", count: 10, example: { text: "$0,000.25", line: 2, value: 0.25 } },
+    { column: "pct", count: 29, example: { text: "0%", line: 2, value: 0 } },
+  ]);
+  match(
+    formatsNote(t.formats![0]!),
+    /^column "price" is numeric: 10 cells are formatted \("\$0,000\.25" at line 2 is read as 0\.25\)/,
+  );
+  equal(getColumn(t, "code").kind, "categorical");
+  equal(readTable("a\n1\n2\n", "c.csv").formats, undefined, "plain numbers list none");
+  // A column of decimal commas is not read as thousands: it stays categorical.
+  equal(
+    readTable("a\n" + Array.from({ length: 25 }, (_, i) => `"${i},5"`).join("\n") + "\n", "d.csv").columns[0]!
+      .kind,
+    "categorical",
+  );
 });

@@ -19,6 +19,7 @@ import {
   decodeUtf8,
   type Encoding,
   type FeatureTransform,
+  type Formats,
   fromRows,
   guardTransform,
   parseCsvText,
@@ -48,6 +49,8 @@ export interface Predicted {
   ignored: string[];
   /** Cells of the model's numeric columns that are no number, read as missing (as the run read its own). */
   strays: Strays[];
+  /** Cells of the model's numeric columns written as formatted numbers (`$1,200`), read as numbers. */
+  formats: Formats[];
   columns: string[];
 }
 
@@ -131,7 +134,7 @@ function readInput(
   file: string,
   m: ModelManifest,
   delimiter: string,
-): { table: Table; ignored: string[]; ids: string[]; strays: Strays[] } {
+): { table: Table; ignored: string[]; ids: string[]; strays: Strays[]; formats: Formats[] } {
   let bytes: Uint8Array;
   try {
     bytes = Deno.readFileSync(file);
@@ -156,7 +159,7 @@ function readInput(
   for (const c of m.columns) types[c.name] = c.kind as ColumnKind;
   for (const c of ids) types[c] = "text";
   const table = readTable(text, file, { types, delimiter, strays: "missing" });
-  return { table, ignored, ids, strays: table.strays ?? [] };
+  return { table, ignored, ids, strays: table.strays ?? [], formats: table.formats ?? [] };
 }
 
 /**
@@ -178,7 +181,7 @@ export async function predictFile(
   if (m.predict !== "in-process") {
     throw new PredictError(`${runDir}: this model cannot predict: ${m.predict_note}`);
   }
-  const { table: input, ignored, ids, strays } = readInput(file, m, delimiter);
+  const { table: input, ignored, ids, strays, formats } = readInput(file, m, delimiter);
   let pred: Prediction;
   if (m.members?.length) {
     const preds: Prediction[] = [];
@@ -198,7 +201,8 @@ export async function predictFile(
     checkTrusted(runDir, m, dir);
     pred = await predictOne(dir, m, input, loadSteps);
   }
-  return { csv: toCsv(m, input, ids, pred), rows: input.nRows, ignored, strays, columns: header(m, ids) };
+  const csv = toCsv(m, input, ids, pred);
+  return { csv, rows: input.nRows, ignored, strays, formats, columns: header(m, ids) };
 }
 
 function blendPredictions(preds: Prediction[], weights: number[]): Prediction {
