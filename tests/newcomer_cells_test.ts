@@ -154,3 +154,75 @@ Deno.test("formatted numbers ($1,234.50, (12.00), 12%) are read as numbers, said
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+Deno.test("row names as R's write.csv and pandas' to_csv write them are set aside, said, and set aside again in predict", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "arrow-newcomer-cells-" });
+  try {
+    // write.csv: an empty first header cell and a quoted row number; y follows x.
+    const rows = Array.from(
+      { length: 120 },
+      (_, i) => `"${i + 1}",${(i * 7) % 40},${(i * 7) % 40 > 19 ? "yes" : "no"}`,
+    );
+    Deno.writeTextFileSync(`${dir}/r.csv`, ['"","x","y"', ...rows].join("\n") + "\n");
+    const r = await arrow([
+      "tree",
+      "--data",
+      `${dir}/r.csv`,
+      "--target",
+      "y",
+      "--cycles",
+      "1",
+      "--executors",
+      "1",
+      "--runs-dir",
+      `${dir}/runs`,
+    ]);
+    equal(r.code, 0, r.stderr);
+    match(
+      r.stderr,
+      /^note: the first column holds row names \("1" … "120"; its header cell is empty, as R's write\.csv and pandas' to_csv write them\): set aside, not learned from$/m,
+    );
+    const runDir = r.stdout.match(/→ (\S+)/)![1]!;
+    const state = JSON.parse(Deno.readTextFileSync(`${runDir}/state.json`));
+    deepEqual(
+      state.dataset.columns.map((c: { name: string }) => c.name),
+      ["x", "y"],
+      "no column of row names",
+    );
+    ok(state.final.start > 0.9, JSON.stringify(state.final));
+
+    // New rows as pandas writes them (index 0…), and as write.table writes them (no header cell at all).
+    for (const text of [",x\n0,3\n1,35\n", '"x"\n"a",3\n"b",35\n']) {
+      Deno.writeTextFileSync(`${dir}/new.csv`, text);
+      const p = await arrow([
+        "tree",
+        "predict",
+        runDir,
+        `${dir}/new.csv`,
+        "-o",
+        `${dir}/out.csv`,
+      ]);
+      equal(p.code, 0, p.stderr);
+      match(p.stderr, /^note: the first column holds row names .*; written back as row_name$/m);
+      const out = Deno.readTextFileSync(`${dir}/out.csv`).trim().split("\n").map((l) => l.split(","));
+      deepEqual(out.map((l) => l.slice(0, 3)), [
+        ["row", "row_name", "prediction"],
+        ["0", text.startsWith(",") ? "0" : "a", "no"],
+        ["1", text.startsWith(",") ? "1" : "b", "yes"],
+      ]);
+    }
+    // A first column without a name whose cells repeat is data, not row names: refused, naming the lines.
+    Deno.writeTextFileSync(
+      `${dir}/bad.csv`,
+      ",x,y\n" + Array.from({ length: 40 }, (_, i) => `g${i % 3},${i},${i % 2}`).join("\n") + "\n",
+    );
+    const b = await arrow(["tree", "--data", `${dir}/bad.csv`, "--target", "y", "--runs-dir", `${dir}/runs`]);
+    equal(b.code, 1);
+    match(
+      b.stderr,
+      /bad\.csv:5: Cannot read the CSV: column 1 of the header has no name, and that first column repeats "g0" \(lines 2 and 5\), so it is no row names: name it in the header/,
+    );
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});

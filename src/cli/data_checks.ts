@@ -11,6 +11,7 @@ import {
   makeTarget,
   readCsvFile,
   type ReadTable,
+  rowNamesNote,
   straysNote,
   type Table,
 } from "../tabular/mod.ts";
@@ -88,6 +89,7 @@ export function checkData(
   const names = table.columns.map((c) => c.name);
   const notes: string[] = [], warnings: string[] = [];
   if (hasBom(file)) notes.push(`${file} starts with a UTF-8 byte-order mark (BOM): stripped before reading`);
+  if (table.rowNames) notes.push(rowNamesNote(table.rowNames));
   for (const s of table.strays ?? []) notes.push(straysNote(s));
   for (const f of table.formats ?? []) notes.push(formatsNote(f));
   if (delimiter !== undefined && delimiter !== ",") {

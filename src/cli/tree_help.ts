@@ -40,7 +40,8 @@ its lesson. Everything is persisted in SQLite every step: after a crash, --resum
 Options:
   --data <file.csv>        The data, UTF-8 (header line; missing: empty, NA, ?, NaN; in a numeric column,
                            a few stray texts such as inf or unknown are read as missing, and said;
-                           $1,200.50, (300) and 12% are read as 1200.5, -300 and 12, and said)
+                           $1,200.50, (300) and 12% are read as 1200.5, -300 and 12, and said;
+                           row names as R's write.csv or pandas' to_csv write them are set aside)
   --delimiter <c>          What separates its columns: , ; \\t (or tab) | (default ,)
   --target <column>        The column to predict (task inferred: regression, binary, multiclass)
   --metric <m>             accuracy | auc | logloss (classification), r2 | rmse | mae (regression);

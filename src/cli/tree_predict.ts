@@ -6,7 +6,7 @@
  */
 import { resolve } from "node:path";
 import { writeAtomic } from "../runtime/atomic.ts";
-import { CsvError, formatsNote, straysNote, TransformError } from "../tabular/mod.ts";
+import { CsvError, formatsNote, rowNamesNote, straysNote, TransformError } from "../tabular/mod.ts";
 import {
   chain,
   type LoadSteps,
@@ -124,6 +124,7 @@ export async function predictMain(argv: string[]): Promise<number> {
       `note: ignored column(s) the model does not use: ${out.ignored.map((c) => printable(c)).join(", ")}`,
     );
   }
+  if (out.rowNames) console.error(`note: ${printable(rowNamesNote(out.rowNames))}; written back as row_name`);
   for (const s of out.strays) console.error(`note: ${printable(straysNote(s))}`);
   for (const f of out.formats) console.error(`note: ${printable(formatsNote(f))}`);
   const target = values.output as string | undefined;

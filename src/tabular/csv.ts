@@ -5,7 +5,11 @@
  * no input can make it hang.
  *
  * Leniencies, on purpose (they are what spreadsheets export): spaces around an unquoted cell are trimmed, a
- * quote inside an unquoted cell is kept as a character, blank lines are skipped.
+ * quote inside an unquoted cell is kept as a character, blank lines are skipped. **Row names**, as R's
+ * `write.csv` and pandas' `to_csv` write them by default, are set aside (`rowNames`), not read as a column:
+ * a first column whose header cell is empty (`"",a,b`), or a header one cell shorter than every row
+ * (`write.table`'s form) — when every one of those first cells differs (a label per row carries nothing to
+ * learn); a first column that repeats is refused as a column without a name.
  *
  * @module
  */
@@ -46,6 +50,8 @@ export interface RawCsv {
   rows: string[][];
   /** The 1-based line where each data row starts (rows may span lines inside quotes). */
   lines: number[];
+  /** A first column of row names set aside (module doc): how it was written, and the names, one a row. */
+  rowNames?: { form: "unnamed" | "headerless"; labels: string[] };
 }
 
 const QUOTE = 34, CR = 13, LF = 10, SPACE = 32, TAB = 9;
@@ -86,6 +92,9 @@ export function parseCsvText(
   let header: string[] | null = null;
   const rows: string[][] = [];
   const lines: number[] = [];
+  // Row names (module doc): the header's first cell empty, or every row one cell longer than the header.
+  let names: "unnamed" | "headerless" | null = null;
+  const labels: string[] = [];
 
   while (i < n) {
     const start = line;
@@ -156,10 +165,27 @@ export function parseCsvText(
     }
     if (cells.length === 1 && cells[0] === "" && !sawQuote) continue;
     if (header === null) {
-      header = checkHeader(cells, file, start);
+      if (cells.length > 1 && cells[0] === "") names = "unnamed";
+      header = checkHeader(names ? cells.slice(1) : cells, file, start, names ? 1 : 0);
       continue;
     }
-    if (cells.length !== header.length) {
+    // (A first row that only ends in a delimiter is a trailing comma, not a row name: it stays an error.)
+    if (names === null && rows.length === 0 && cells.length === header.length + 1 && cells.at(-1) !== "") {
+      names = "headerless";
+    }
+    if (names) {
+      if (cells.length !== header.length + 1) {
+        const n = header.length;
+        const why = names === "unnamed"
+          ? `the header has ${n + 1} (row names, then ${n} columns)`
+          : `the first row (line ${lines[0]}) has ${
+            n + 1
+          }, one more than the header, read as row names; if ` +
+            `that line has a cell too many, mend it there`;
+        throw new CsvError(file, start, `this row has ${cells.length} cells, but ${why}`);
+      }
+      labels.push(cells.shift()!);
+    } else if (cells.length !== header.length) {
       throw new CsvError(
         file,
         start,
@@ -177,13 +203,32 @@ export function parseCsvText(
   }
   if (header === null) throw new CsvError(file, 1, "the file is empty (expected a header line, then rows)");
   if (rows.length === 0) throw new CsvError(file, line, "there are no data rows after the header");
-  return { header, rows, lines };
+  if (!names) return { header, rows, lines };
+  const seen = new Map<string, number>();
+  labels.forEach((l, r) => {
+    const before = seen.get(l);
+    if (before !== undefined) {
+      const what = names === "unnamed"
+        ? "column 1 of the header has no name"
+        : "the header has one name fewer than the rows";
+      throw new CsvError(
+        file,
+        lines[r]!,
+        `${what}, and that first column repeats ${shown(l)} (lines ${lines[before]} and ${
+          lines[r]
+        }), so it is ` +
+          `no row names: name it in the header`,
+      );
+    }
+    seen.set(l, r);
+  });
+  return { header, rows, lines, rowNames: { form: names, labels } };
 }
 
-function checkHeader(cells: string[], file: string, line: number): string[] {
+function checkHeader(cells: string[], file: string, line: number, offset: number): string[] {
   const seen = new Set<string>();
   cells.forEach((name, j) => {
-    if (name === "") throw new CsvError(file, line, `column ${j + 1} of the header has no name`);
+    if (name === "") throw new CsvError(file, line, `column ${j + 1 + offset} of the header has no name`);
     if (seen.has(name)) throw new CsvError(file, line, `column ${shown(name)} appears twice in the header`);
     seen.add(name);
   });

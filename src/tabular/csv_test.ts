@@ -109,3 +109,39 @@ Deno.test("parseCsvText() and readTable() on 400 seeded mutations read or throw 
   }
   ok(read > 20 && rejected > 20, `read ${read}, rejected ${rejected}`);
 });
+
+Deno.test("parseCsvText() sets row names aside: an unnamed first column (write.csv, to_csv) or a header one short (write.table)", () => {
+  const r = parseCsvText('"","a","b"\n"1",2,x\n"2",3,y\n', "r.csv");
+  deepEqual(r.header, ["a", "b"]);
+  deepEqual(r.rows, [["2", "x"], ["3", "y"]]);
+  deepEqual(r.rowNames, { form: "unnamed", labels: ["1", "2"] });
+  const p = parseCsvText(",a\n0,5\n1,6\n2,7\n", "p.csv");
+  deepEqual([p.header, p.rows.length, p.rowNames?.labels.at(-1)], [["a"], 3, "2"]);
+  const t = parseCsvText('"a" "b"\n"Mazda RX4" 21 6\n"Datsun 710" 22.8 4\n', "t.csv", { delimiter: " " });
+  deepEqual([t.header, t.rows, t.rowNames?.form], [["a", "b"], [["21", "6"], ["22.8", "4"]], "headerless"]);
+  equal(parseCsvText("a,b\n1,2\n", "plain.csv").rowNames, undefined, "a plain file has none");
+
+  const cases: [string, number, RegExp][] = [
+    // A first column that repeats is data without a name, not row names.
+    [
+      ",a\nx,1\ny,2\nx,3\n",
+      4,
+      /column 1 of the header has no name, and that first column repeats "x" \(lines 2 and 4\)/,
+    ],
+    ["a\nk,1\nk,2\n", 3, /the header has one name fewer than the rows, and that first column repeats "k"/],
+    [",,c\n1,2,3\n", 1, /column 2 of the header has no name/],
+    ["a,b\n1,2,\n3,4,\n", 2, /this row has 3 cells, but the header has 2 columns/],
+    [",a,b\n1,2,3\n2,3\n", 3, /this row has 2 cells, but the header has 3 \(row names, then 2 columns\)/],
+    [
+      "a,b\n1,2,3\n4,5\n",
+      3,
+      /this row has 2 cells, but the first row \(line 2\) has 3, one more than the header/,
+    ],
+  ];
+  for (const [text, line, reason] of cases) {
+    const e = caught(() => parseCsvText(text, "x.csv"));
+    ok(e instanceof CsvError, JSON.stringify(text));
+    equal(e.line, line, `${JSON.stringify(text)}: ${e.message}`);
+    ok(reason.test(e.message), `${e.message} ~ ${reason}`);
+  }
+});

@@ -68,6 +68,7 @@ export {
   type ReadOptions,
   type ReadTable,
   readTable,
+  rowNamesNote,
   type Strays,
   straysNote,
 } from "./read.ts";

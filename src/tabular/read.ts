@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { CsvError, type CsvLimits, DEFAULT_LIMITS, parseCsvText, shown } from "./csv.ts";
+import { CsvError, type CsvLimits, DEFAULT_LIMITS, parseCsvText, type RawCsv, shown } from "./csv.ts";
 import { buildColumn, inferKind, isFormatted, isMissingText, isStray, parseNumber } from "./infer.ts";
 import type { ColumnKind, Table } from "./table.ts";
 
@@ -40,9 +40,21 @@ export interface Formats {
   example: { text: string; line: number; value: number };
 }
 
-/** A table read from CSV, with the stray cells its numeric columns read as missing and the formatted
- * numbers they read as numbers. */
-export type ReadTable = Table & { strays?: Strays[]; formats?: Formats[] };
+/** A table read from CSV, with the stray cells its numeric columns read as missing, the formatted numbers
+ * they read as numbers, and the row names set aside (csv.ts). */
+export type ReadTable = Table & { strays?: Strays[]; formats?: Formats[]; rowNames?: RawCsv["rowNames"] };
+
+/** How a note shows row names set aside: `the first column holds row names ("1" … "150", as R's write.csv
+ * writes them): not read as a column`. */
+export function rowNamesNote(r: NonNullable<RawCsv["rowNames"]>): string {
+  const how = r.form === "unnamed"
+    ? "its header cell is empty"
+    : "the header has one name fewer than the rows";
+  return `the first column holds row names (${shown(r.labels[0]!)} … ${
+    shown(r.labels.at(-1)!)
+  }; ${how}, as R's write.csv ` +
+    `and pandas' to_csv write them): set aside, not learned from`;
+}
 
 /** How a note shows formatted numbers: `column "price" is numeric: 40 cells are formatted ("$1,200" at
  * line 2 is read as 1200) …`. */
@@ -111,6 +123,7 @@ export function readTable(text: string, file = "<input>", options: ReadOptions =
     columns,
     ...(strays.length ? { strays } : {}),
     ...(formats.length ? { formats } : {}),
+    ...(raw.rowNames ? { rowNames: raw.rowNames } : {}),
   };
 }
 

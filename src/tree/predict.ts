@@ -26,6 +26,7 @@ import {
   parseModel,
   type Prediction,
   predictModel,
+  type ReadTable,
   readTable,
   type Schema,
   type Strays,
@@ -51,6 +52,8 @@ export interface Predicted {
   strays: Strays[];
   /** Cells of the model's numeric columns written as formatted numbers (`$1,200`), read as numbers. */
   formats: Formats[];
+  /** The input's row names (csv.ts), set aside and written back beside each prediction as `row_name`. */
+  rowNames?: NonNullable<ReadTable["rowNames"]>;
   columns: string[];
 }
 
@@ -134,7 +137,7 @@ function readInput(
   file: string,
   m: ModelManifest,
   delimiter: string,
-): { table: Table; ignored: string[]; ids: string[]; strays: Strays[]; formats: Formats[] } {
+): { table: ReadTable; ignored: string[]; ids: string[]; strays: Strays[]; formats: Formats[] } {
   let bytes: Uint8Array;
   try {
     bytes = Deno.readFileSync(file);
@@ -182,6 +185,7 @@ export async function predictFile(
     throw new PredictError(`${runDir}: this model cannot predict: ${m.predict_note}`);
   }
   const { table: input, ignored, ids, strays, formats } = readInput(file, m, delimiter);
+  const names = input.rowNames?.labels ?? null;
   let pred: Prediction;
   if (m.members?.length) {
     const preds: Prediction[] = [];
@@ -201,8 +205,9 @@ export async function predictFile(
     checkTrusted(runDir, m, dir);
     pred = await predictOne(dir, m, input, loadSteps);
   }
-  const csv = toCsv(m, input, ids, pred);
-  return { csv, rows: input.nRows, ignored, strays, formats, columns: header(m, ids) };
+  const csv = toCsv(m, input, ids, pred, names);
+  const rowNames = input.rowNames ? { rowNames: input.rowNames } : {};
+  return { csv, rows: input.nRows, ignored, strays, formats, ...rowNames, columns: header(m, ids, names) };
 }
 
 function blendPredictions(preds: Prediction[], weights: number[]): Prediction {
@@ -260,15 +265,31 @@ async function predictOne(
   return predictModel(fitted, applyEncoding(encoding, evalTable, allRows(evalTable)));
 }
 
-function header(m: ModelManifest, ids: string[]): string[] {
-  return ["row", ...ids, "prediction", ...(m.task === "regression" ? [] : m.classes.map((c) => `p_${c}`))];
+function header(m: ModelManifest, ids: string[], names: string[] | null): string[] {
+  return [
+    "row",
+    ...(names ? ["row_name"] : []),
+    ...ids,
+    "prediction",
+    ...(m.task === "regression" ? [] : m.classes.map((c) => `p_${c}`)),
+  ];
 }
 
-function toCsv(m: ModelManifest, input: Table, ids: string[], pred: Prediction): string {
+function toCsv(
+  m: ModelManifest,
+  input: Table,
+  ids: string[],
+  pred: Prediction,
+  names: string[] | null,
+): string {
   const idCols = ids.map((n) => input.columns.find((c) => c.name === n)!);
-  const lines = [header(m, ids).map(csvCell).join(",")];
+  const lines = [header(m, ids, names).map(csvCell).join(",")];
   for (let i = 0; i < input.nRows; i++) {
-    const cells = [String(i), ...idCols.map((c) => String(cellValue(c, i) ?? ""))];
+    const cells = [
+      String(i),
+      ...(names ? [names[i]!] : []),
+      ...idCols.map((c) => String(cellValue(c, i) ?? "")),
+    ];
     if (m.task === "regression") cells.push(String(pred.values[i]));
     else {
       cells.push(m.classes[argmaxRow(pred, i)]!);
