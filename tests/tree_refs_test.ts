@@ -217,18 +217,21 @@ Deno.test("the trivial baseline is the majority share of dev + held-out, and the
   }
 });
 
-Deno.test("an id-like column is left out before anything runs; a name with words in it is not", () => {
+Deno.test("an id-like column is left out before anything runs; a name with words in it, or a date a row, is not", () => {
   const tmp = Deno.makeTempDirSync({ prefix: "arrow-tree-id-" });
   try {
+    // A date on every row (a daily series) is unique per row too, but it is a calendar: kept, as a date.
+    const day = (i: number) => new Date(Date.UTC(2021, 0, 1 + i)).toISOString().slice(0, 10);
     const rows = Array.from(
       { length: 30 },
-      (_, i) => `${100 + i},K${i * 7},${i % 3},name ${i},${i % 2 ? "y" : "n"}`,
+      (_, i) => `${100 + i},K${i * 7},${i % 3},name ${i},${day(i)},${i % 2 ? "y" : "n"}`,
     );
     const file = `${tmp}/ids.csv`;
-    Deno.writeTextFileSync(file, ["id,code,x,full name,t", ...rows].join("\n") + "\n");
+    Deno.writeTextFileSync(file, ["id,code,x,full name,day,t", ...rows].join("\n") + "\n");
     const d = loadData(file, "t", { seed: 0 });
     deepEqual(d.info.dropped?.map((x) => x.column), ["id", "code"]);
-    deepEqual(d.table.columns.map((c) => c.name), ["x", "full name", "t"]);
+    deepEqual(d.table.columns.map((c) => c.name), ["x", "full name", "day", "t"]);
+    equal(d.info.columns.find((c) => c.name === "day")?.date, true);
     const x = readCsvFile(file).columns.find((c) => c.name === "x")!;
     equal(idLike(x, 30), false, "a repeating value is no identifier");
   } finally {

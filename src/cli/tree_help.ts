@@ -95,7 +95,8 @@ After the search the admitted artifact is refit on dev + held-out (sandboxed, li
 once on the final test beside the start, its dev-only fit, a strong default (GBDT: 300 stages, lr 0.05,
 depth 5, subsample 0.8, min leaf 20, on dev + held-out) and a trivial baseline (class shares or the mean);
 the run is flagged when the admitted result does not beat the trivial baseline or falls below the strong
-default. An id-like column (a consecutive integer counter, or unique space-free values) is left out.
+default. An id-like column (a consecutive integer counter, or unique space-free values that are not
+dates) is left out; a date on every row (a daily series) is kept and read by the date family.
 
 arrow tree predict: the run's saved model (model/) predicts every row of NEW.csv with the same columns and
 encoders (CSV: row, any id column, prediction, and p_<class> per class). A missing column is an error that

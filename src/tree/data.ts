@@ -77,7 +77,8 @@ const ID_MIN_ROWS = 20;
 /**
  * A column that identifies rows rather than describing them: no missing cell and a distinct value in every
  * row — a consecutive integer counter, or categorical/text values none of which holds a space (a name
- * with words in it is text a step may mine, not an identifier).
+ * with words in it is text a step may mine, not an identifier) and which are not dates (a daily series'
+ * date column is unique per row and is what the date family reads).
  */
 export function idLike(col: Column, nRows: number): boolean {
   if (nRows < ID_MIN_ROWS) return false;
@@ -94,7 +95,9 @@ export function idLike(col: Column, nRows: number): boolean {
     seen.add(v);
   }
   if (seen.size !== nRows) return false;
-  return col.kind === "numeric" ? max - min + 1 === nRows : col.kind === "categorical" || col.kind === "text";
+  if (col.kind === "numeric") return max - min + 1 === nRows;
+  // A date on every row (a daily series) is unique per row too, but it is a calendar, not an identifier.
+  return (col.kind === "categorical" || col.kind === "text") && !looksLikeDates([...seen] as string[]);
 }
 
 function allMissing(col: Column, nRows: number): boolean {
