@@ -154,3 +154,41 @@ Deno.test("MergeGate.heldout() reports a module that never returns from fit as h
     Deno.removeSync(tmp, { recursive: true });
   }
 });
+
+Deno.test("a fold's fit that outlasts the hang window is no hang: the fitting loops' signs of life reach the progress log", async () => {
+  const tmp = Deno.makeTempDirSync({ prefix: "arrow-tree-alive-" });
+  try {
+    const { ctx } = hangingRun(tmp);
+    const scope = `${tmp}/nodes/n1`;
+    Deno.mkdirSync(scope, { recursive: true });
+    // Library-free and deterministic: a GBDT whose every fold boosts many deep stages (about a second a
+    // fold, against a hang window of K_FREEZE × 100 ms with no fold ending inside it).
+    const model = { stages: 12000, maxDepth: 6, learningRate: 0.01 };
+    Deno.writeTextFileSync(
+      `${scope}/artifact.json`,
+      JSON.stringify({ format: ARTIFACT_FORMAT, steps: [], model }),
+    );
+    Deno.mkdirSync(`${tmp}/audit`);
+    Deno.mkdirSync(`${tmp}/.arrow`);
+    const cmd = childCommand(ctx, "recompute", "n1", scope, `${tmp}/audit/r.jsonl`);
+    const observeMs = 100;
+    const out = await runChild(cmd, {
+      label: "rec",
+      observeMs,
+      wallMs: WALL_MS,
+      journal: new ProcJournal(tmp),
+      stdin: "nonce",
+      progress: true,
+      logDir: `${tmp}/logs`,
+    });
+    equal(out.hung, null, `not hung (exit ${out.exit}): ${out.stderrTail.join("\n")}`);
+    equal(out.exit, 0);
+    const lines = Deno.readTextFileSync(cmd.progress!).trim().split("\n").map((l) => JSON.parse(l));
+    const fitting = lines.filter((l) => l.phase === "fitting").length;
+    ok(fitting >= 1, `signs of life while fitting: ${fitting}`);
+    // Each of the five folds outlasted the window: what kept it alive is those lines, not folds ending.
+    ok(out.wallMs / 5 > 2 * K_FREEZE * observeMs, `${Math.round(out.wallMs)} ms for five folds`);
+  } finally {
+    Deno.removeSync(tmp, { recursive: true });
+  }
+});

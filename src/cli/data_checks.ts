@@ -14,6 +14,7 @@ import {
   rowNamesNote,
   straysNote,
   type Table,
+  type Target,
 } from "../tabular/mod.ts";
 import { InputError, UsageError } from "./errors.ts";
 import { printable } from "./escape.ts";
@@ -143,6 +144,7 @@ export function checkData(
         "there is nothing to predict",
     );
   }
+  if (t.task !== "regression") classChecks(t, file, cmd, q(target), notes);
   if (usable < MIN_ROWS) {
     throw new InputError(
       `arrow ${cmd}: ${file}: ${usable} rows with a target; at least ${MIN_ROWS} are needed for the splits ` +
@@ -175,4 +177,34 @@ export function checkData(
     }
   }
   return { table, notes, warnings };
+}
+
+/** Fewer rows than this and a class is said to be rare (its held-out and test rows are one or none). */
+const RARE_CLASS = 3;
+
+/**
+ * A classification target must have rows to learn each class from and rows to test it on: one whose classes
+ * average fewer than two rows (a name or id per row) is refused; rare classes are said (the split keeps a
+ * dev row of each, so their held-out and test rows are one or none).
+ */
+function classChecks(t: Target, file: string, cmd: string, target: string, notes: string[]): void {
+  const counts = new Array<number>(t.classes.length).fill(0);
+  for (const i of t.usable) counts[t.y[i]!]!++;
+  const usable = t.usable.length;
+  if (t.classes.length * 2 > usable) {
+    const single = counts.filter((n) => n === 1).length;
+    throw new InputError(
+      `arrow ${cmd}: ${file}: the target ${target} has ${t.classes.length} classes over ${usable} rows ` +
+        `(${single} of them on a single row): a class needs rows to learn it from and rows to test it on`,
+      ["is it a name or an id? pick the column to predict with --target"],
+    );
+  }
+  const rare = t.classes.flatMap((c, k) => (counts[k]! < RARE_CLASS ? [`"${c}" (${counts[k]})`] : []));
+  if (rare.length) {
+    notes.push(
+      `target ${target}: ${rare.length} ${rare.length === 1 ? "class has" : "classes have"} fewer than ` +
+        `${RARE_CLASS} rows (${rare.slice(0, 5).join(", ")}${rare.length > 5 ? ", …" : ""}): each keeps a ` +
+        "dev row to learn from, so its held-out and test rows are one or none",
+    );
+  }
 }

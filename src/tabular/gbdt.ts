@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { alive } from "./alive.ts";
 import type { Matrix } from "./encode.ts";
 import { type Binned, binRows, binTraining } from "./gbdt_bins.ts";
 import { holdOut, matrixRows } from "./gbdt_holdout.ts";
@@ -164,6 +165,7 @@ function boost(
         trees.push(toJson(tree, edges));
       }
       stage++;
+      alive();
       if (!watch) continue;
       const loss = watch.loss();
       if (loss < best.loss) best = { stage, loss };

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { alive } from "./alive.ts";
 import { applyEncoding } from "./encode.ts";
 import type { Prediction } from "./metrics.ts";
 import { predictModel } from "./model.ts";
@@ -60,6 +61,7 @@ export function permutationImportance(
   table.columns.forEach((col, j) => {
     if (!used.has(col.name) || measured >= IMPORTANCE_MAX_COLUMNS) return;
     measured++;
+    alive();
     const order = Int32Array.from(rows);
     shuffleInPlace(order, mulberry32(subSeed(seed, `importance:${col.name}`)));
     const columns = table.columns.slice();

@@ -1,12 +1,22 @@
 /**
  * The linear model's two log-loss solvers agree: L-BFGS (for designs too large for Newton's dense Hessian)
  * reaches the optimum Newton's method reaches, to a millionth of a probability; the fit uses L-BFGS exactly
- * above NEWTON_WORK; ridge from shared normal equations is the same bytes as solved alone.
+ * above NEWTON_WORK (the Hessian's build and its factor); ridge from shared normal equations is the same bytes as solved alone.
  *
  * @module
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { gram, lbfgs, logistic, logisticFit, NEWTON_WORK, probs, ridge, ridgeAt } from "./linear_solve.ts";
+import {
+  gram,
+  lbfgs,
+  logistic,
+  logisticFit,
+  NEWTON_WORK,
+  newtonWork,
+  probs,
+  ridge,
+  ridgeAt,
+} from "./linear_solve.ts";
 import { fitLinear, predictLinear } from "./linear.ts";
 import { mulberry32 } from "./prng.ts";
 import { score } from "./metrics.ts";
@@ -64,15 +74,27 @@ Deno.test("lbfgs() reaches Newton's optimum: binary and softmax, weak to strong 
 });
 
 Deno.test("logisticFit() uses Newton up to NEWTON_WORK and L-BFGS above it", () => {
-  // n·(K·d)² just under and just over the bound.
-  const d = 20, K = 5, over = Math.floor(NEWTON_WORK / (K * d) ** 2) + 1;
+  // n·(K·d)² + (K·d)³/3 just under and just over the bound.
+  const d = 20, K = 5, D = K * d;
+  const over = Math.floor((NEWTON_WORK - D ** 3 / 3) / D ** 2) + 1;
   for (const n of [over - 1, over]) {
     const { A, y } = design(n, d, K, 9);
     const problem = { A, y, n, d, K, alpha: 1, interceptPenalty: 1e-8 };
     const fit = logisticFit(problem);
-    const want = n * (K * d) ** 2 <= NEWTON_WORK ? logistic(problem) : lbfgs(problem);
+    equal(newtonWork(n, D) <= NEWTON_WORK, n === over - 1);
+    const want = n === over - 1 ? logistic(problem) : lbfgs(problem);
     deepEqual(fit.beta, want.beta, `n ${n}`);
   }
+});
+
+Deno.test("logisticFit() counts the Hessian's factor: few rows of many classes go to L-BFGS", () => {
+  // 34 rows, 37 columns, 32 classes: the build (n·D²) is under the bound, the factor (D³/3) far over it — a
+  // Newton step there took 0.36 s and one tuned fit 35 s, so long a child was taken for hung.
+  const n = 34, d = 37, K = 32, D = K * d;
+  ok(n * D * D <= NEWTON_WORK && newtonWork(n, D) > NEWTON_WORK);
+  const { A, y } = design(n, d, K, 4);
+  const problem = { A, y, n, d, K, alpha: 100, interceptPenalty: 1e-8 };
+  deepEqual(logisticFit(problem).beta, lbfgs(problem).beta);
 });
 
 Deno.test("ridgeAt() from shared normal equations is ridge() to the bit, and leaves them as they were", () => {

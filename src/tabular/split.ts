@@ -5,7 +5,8 @@
  *
  * Classification is stratified: the rows of each class are shuffled on their own; of each class the first
  * rows go to test, the next to held-out, the rest to dev, in counts rounded cumulatively over the classes (so
- * the part sizes match the fractions of the whole to one row, and each class's share to one row); dev rows of
+ * the part sizes match the fractions of the whole to one row, and each class's share to one row — except that a
+ * class keeps at least one dev row, so a class of one or two rows gives up its held-out or test row); dev rows of
  * each class are then dealt round-robin to the folds, continuing where the previous class stopped, so every
  * fold's class mix matches the whole within one row per class. Regression uses the same procedure with
  * one group ordered by the target and cut into consecutive blocks of `folds` rows, each block shuffled and
@@ -56,9 +57,18 @@ export function makeSplits(target: Target, options: SplitOptions): Splits {
   let next = 0, seen = 0;
   for (const g of groups) {
     shuffleInPlace(g, rng);
-    const nt = Math.round((seen + g.length) * tf) - Math.round(seen * tf);
-    const nh = Math.round((seen + g.length) * hf) - Math.round(seen * hf);
+    let nt = Math.round((seen + g.length) * tf) - Math.round(seen * tf);
+    let nh = Math.round((seen + g.length) * hf) - Math.round(seen * hf);
     seen += g.length;
+    // A class keeps a dev row whenever it has one: a class no executor's row shows cannot be learned, and the
+    // dev rows' classes would not be the task's. Only a class of one or two rows is cut this way (held-out
+    // gives way first).
+    if (target.task !== "regression" && g.length > 0 && nt + nh >= g.length) {
+      const over = nt + nh - (g.length - 1);
+      const fromHeld = Math.min(nh, over);
+      nh -= fromHeld;
+      nt -= over - fromHeld;
+    }
     for (let i = 0; i < g.length; i++) {
       const r = g[i]!;
       if (i < nt) test.push(r);

@@ -89,3 +89,27 @@ Deno.test("splitsToJson() and splitsFromJson() round-trip, and reading checks ev
   throws(() => splitsFromJson(j, 60), /fold 0 valid holds 60/);
   throws(() => splitsFromJson({ seed: 1 }, 60), /folds is not a list/);
 });
+
+Deno.test("makeSplits() keeps a dev row of every class, however rare; held-out gives way first", () => {
+  // Cumulative rounding hands a lone row of a class to test or held-out whenever the running share ticks
+  // over there: e.g. [2, 1, 1, 1, 1, 1, 1, 1, 1, 200] puts several singletons outside dev without the rule.
+  const shapes = [[2, 1, 1, 1, 1, 1, 1, 1, 1, 200], [1, 2, 1, 2, 1, 2, 90], [4, 1, 3, 1, 2, 60, 1]];
+  for (const counts of shapes) {
+    const t = classTarget(counts);
+    for (let seed = 0; seed < 5; seed++) {
+      const s = makeSplits(t, { seed });
+      counts.forEach((_, c) =>
+        ok(count(s.dev, t, c) >= 1, `class ${c} of ${counts} has a dev row (seed ${seed})`)
+      );
+      deepEqual([...s.dev, ...s.heldout, ...s.test].sort((a, b) => a - b), Array.from(t.usable));
+    }
+  }
+  // Five two-row classes: the running shares give classes 1 and 3 a test row and a held-out row each (and
+  // 0, 2, 4 none); each keeps its test row and gives up the held-out one.
+  const two = classTarget([2, 2, 2, 2, 2]);
+  const s = makeSplits(two, { seed: 1 });
+  for (let c = 0; c < 5; c++) {
+    const parts = [count(s.dev, two, c), count(s.heldout, two, c), count(s.test, two, c)];
+    deepEqual(parts, c === 1 || c === 3 ? [1, 0, 1] : [2, 0, 0], `class ${c}`);
+  }
+});

@@ -58,6 +58,7 @@ import {
   transformedRows,
   TransformError,
 } from "../../../tabular/mod.ts";
+import { onAlive } from "../../../tabular/alive.ts";
 import { rowLosses } from "../../gate/row_loss.ts";
 import { bundleArtifact, type BundledStep, BundleError } from "./bundle.ts";
 import { fromLibrary, libraryTransform, parseArtifact, StepError } from "./compose.ts";
@@ -86,11 +87,16 @@ async function runJob(args: string[], nonce: string | null, progressPath: string
     if (e instanceof JobEnd) return e.code;
     throw e;
   } finally {
-    // A worker started ahead for a fit that never came (the job failed first) ends with the job.
+    // A worker started ahead for a fit that never came (the job failed first) ends with the job, and so do
+    // the job's signs of life (its files close here).
+    onAlive(null);
     for (const w of live) w.terminate();
     for (const f of opened) f.close();
   }
 }
+
+/** Least time between two of a fit's signs of life in the progress log (well under any hang clock's). */
+const ALIVE_MS = 100;
 
 async function job(
   args: string[],
@@ -137,6 +143,15 @@ async function job(
     const f = metrics ?? progressFile;
     if (f) writeAll(f, JSON.stringify(what) + "\n");
   };
+  // A fold's fit can outlast the hang clock (many rows, classes or stages): the fitting loops' signs of life
+  // become progress lines, at most one each ALIVE_MS.
+  let lastAlive = performance.now();
+  onAlive(() => {
+    const now = performance.now();
+    if (now - lastAlive < ALIVE_MS) return;
+    lastAlive = now;
+    progress({ phase: "fitting" });
+  });
   const onLoaded = () => {
     if (loadedOnce) return;
     loadedOnce = true;
