@@ -204,7 +204,10 @@ function classChecks(t: Target, file: string, cmd: string, target: string, notes
     notes.push(
       `target ${target}: ${rare.length} ${rare.length === 1 ? "class has" : "classes have"} fewer than ` +
         `${RARE_CLASS} rows (${rare.slice(0, 5).join(", ")}${rare.length > 5 ? ", …" : ""}): each keeps a ` +
-        "dev row to learn from, so its held-out and test rows are one or none",
+        `${
+          cmd === "tree" ? "dev row to learn from, so its held-out" : "training row, so its dev"
+        } and test ` +
+        "rows are one or none",
     );
   }
 }
