@@ -144,13 +144,13 @@ export function checkData(
         "there is nothing to predict",
     );
   }
-  if (t.task !== "regression") classChecks(t, file, cmd, q(target), notes);
   if (usable < MIN_ROWS) {
     throw new InputError(
       `arrow ${cmd}: ${file}: ${usable} rows with a target; at least ${MIN_ROWS} are needed for the splits ` +
         (cmd === "tree" ? "(dev folds, held-out and test rows)" : "(train, dev and test rows)"),
     );
   }
+  if (t.task !== "regression") classChecks(t, file, cmd, q(target), notes);
   if (usable < FEW_ROWS) {
     warnings.push(
       `${file} has only ${usable} rows with a target: ${

@@ -9,7 +9,7 @@
  * @module
  */
 import { CsvError, parseCsvText, shown } from "./csv.ts";
-import { parseNumber } from "./infer.ts";
+import { isMissingText, parseNumber } from "./infer.ts";
 
 export interface NumericTable {
   columns: string[];
@@ -24,8 +24,14 @@ export function parseNumericCsv(text: string, file: string, delimiter = ","): Nu
     cells.map((cell, j) => {
       const v = parseNumber(cell);
       if (Number.isFinite(v)) return v;
+      const missing = isMissingText(cell);
       const what = cell.trim() === "" ? "an empty cell" : shown(cell);
-      const why = Number.isNaN(v) ? "not a number" : "out of range";
+      // A missing marker (NA, ?, …) is no typo: these workers need every cell, and the message says so.
+      const why = missing
+        ? "a missing value (the built-in workers need every cell)"
+        : Number.isNaN(v)
+        ? "not a number"
+        : "out of range";
       throw new CsvError(file, raw.lines[i]!, `column ${shown(raw.header[j]!)} holds ${what}, ${why}`);
     })
   );
