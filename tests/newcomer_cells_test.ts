@@ -226,3 +226,60 @@ Deno.test("row names as R's write.csv and pandas' to_csv write them are set asid
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+/** What R's write.csv2 writes (a decimal-comma locale's spreadsheet too): `;` between columns, decimal
+ * commas, quoted texts and row names; y = 3·x − z on 200 rows. */
+function decimalCommaFile(): string {
+  const lines = ['"";"x";"z";"kind";"y"'];
+  for (let i = 0; i < 200; i++) {
+    const x = ((i * 37) % 200) / 40, z = (i % 9) / 4;
+    const c = (v: number) => String(Math.round(v * 1000) / 1000).replace(".", ",");
+    lines.push(`"${i + 1}";${c(x)};${c(z)};"${i % 3 ? "a" : "b"}";${c(3 * x - z)}`);
+  }
+  return lines.join("\n") + "\n";
+}
+
+Deno.test("a ;-separated file with decimal commas (R's write.csv2): refused with the flag to use, then read as numbers and predicted from", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "arrow-newcomer-cells-" });
+  try {
+    Deno.writeTextFileSync(`${dir}/eu.csv`, decimalCommaFile());
+    const base = ["tree", "--data", `${dir}/eu.csv`, "--target", "y", "--runs-dir", `${dir}/runs`];
+    // Read as commas it cannot be read: the error says which flag reads it, and nothing is made.
+    const bad = await arrow(base);
+    equal(bad.code, 1, bad.stderr);
+    match(bad.stderr, /its first line looks separated by ';', not commas: read it with --delimiter ';'/);
+    equal(Array.from(Deno.readDirSync(dir)).length, 1, "no run directory");
+
+    const r = await arrow([...base, "--delimiter", ";", "--cycles", "1", "--executors", "1"]);
+    equal(r.code, 0, r.stderr);
+    match(
+      r.stderr,
+      /^note: 3 columns \("x", "z", "y"\) hold numbers written with a decimal comma, as a spreadsheet saves them with ; between columns: \d+ cells are read so \("\d+,\d+" at line \d+ is \d+\.\d+\)$/m,
+    );
+    const runDir = r.stdout.match(/→ (\S+)/)![1]!;
+    const state = JSON.parse(Deno.readTextFileSync(`${runDir}/state.json`));
+    equal(state.dataset.task, "regression", "y is a number, not 200 classes");
+    ok(state.final.start > 0.9, `the start learns y from x and z: ${JSON.stringify(state.final)}`);
+
+    Deno.writeTextFileSync(`${dir}/new.csv`, '"x";"z";"kind"\n2,5;0,5;"a"\n2.5;0.5;"a"\n');
+    const p = await arrow([
+      "tree",
+      "predict",
+      runDir,
+      `${dir}/new.csv`,
+      "--delimiter",
+      ";",
+      "-o",
+      `${dir}/out.csv`,
+    ]);
+    equal(p.code, 0, p.stderr);
+    match(p.stderr, /^note: 2 columns \("x", "z"\) hold numbers written with a decimal comma/m);
+    const out = Deno.readTextFileSync(`${dir}/out.csv`).trim().split("\n").slice(1).map((l) =>
+      Number(l.split(",").at(-1))
+    );
+    equal(out[0], out[1], "2,5 and 2.5 predict alike");
+    ok(Math.abs(out[0]! - 7) < 1.5, `3·2.5 − 0.5 = 7: ${out}`);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});

@@ -44,7 +44,11 @@ const CASES: [string, string, RegExp][] = [
     /ragged\.csv:3: Cannot read the CSV: this row has 2 cells, but the header has 3 columns/,
   ],
   ["non_numeric.csv", "y", /non_numeric\.csv:3: column "b" holds "x", not a number/],
-  ["empty_cell.csv", "y", /empty_cell\.csv:3: column "b" holds an empty cell, a missing value \(the built-in workers need every cell\)/],
+  [
+    "empty_cell.csv",
+    "y",
+    /empty_cell\.csv:3: column "b" holds an empty cell, a missing value \(the built-in workers need every cell\)/,
+  ],
   // Blank lines are skipped (as arrow tree reads them): what is left is too few rows.
   ["blank_line.csv", "y", /blank_line\.csv: 2 rows with a target; at least 10 are needed for the splits/],
   ["no_target.csv", "y", /no_target\.csv:1: no column "y" to predict\ncolumns in .*no_target\.csv: a, b, c/],
@@ -80,8 +84,20 @@ Deno.test("parseNumericCsv() takes quoted headers, CRLF, a BOM, spaces and expon
     () => parseNumericCsv("a,b\n1,1e999\n", "o.csv"),
     /o\.csv:2: .*column "b" holds "1e999", out of range/,
   );
-  throws(() => parseNumericCsv("a,b\n1,NaN\n", "n.csv"), /n\.csv:2: .*column "b" holds "NaN", a missing value/);
+  throws(
+    () => parseNumericCsv("a,b\n1,NaN\n", "n.csv"),
+    /n\.csv:2: .*column "b" holds "NaN", a missing value/,
+  );
   deepEqual(parseNumericCsv("a;b\n1;2\n", "s.csv", ";"), { columns: ["a", "b"], rows: [[1, 2]] });
+  // With ; between columns a decimal comma is a number (R's write.csv2); with commas it cannot be one.
+  deepEqual(parseNumericCsv('a;b\n0,5;"-2,25"\n3;1.5\n', "eu.csv", ";"), {
+    columns: ["a", "b"],
+    rows: [[0.5, -2.25], [3, 1.5]],
+  });
+  throws(
+    () => parseNumericCsv('a,b\n"0,5",1\n', "us.csv"),
+    /us\.csv:2: .*column "a" holds "0,5", not a number/,
+  );
 });
 
 Deno.test("withUserData() copies the file into <run>/data and points the data node at the copy", async () => {

@@ -7,6 +7,7 @@
  */
 import {
   CsvError,
+  decimalsNote,
   formatsNote,
   makeTarget,
   readCsvFile,
@@ -69,6 +70,33 @@ function delimiterHint(header: string): string | null {
 }
 
 /**
+ * A hint for a file that could not be read as comma-separated: when its first line holds more of `;`, tab or
+ * `|` than of commas, it names the delimiter to read it with (a `;` file with decimal commas fails on its
+ * quotes or its row lengths long before it would be read as one column).
+ */
+function otherDelimiter(file: string, delimiter: string | undefined): string[] {
+  if (delimiter !== undefined && delimiter !== ",") return [];
+  let first = "";
+  try {
+    const f = Deno.openSync(file, { read: true });
+    try {
+      const buf = new Uint8Array(64 * 1024);
+      first = new TextDecoder().decode(buf.subarray(0, f.readSync(buf) ?? 0)).split("\n")[0] ?? "";
+    } finally {
+      f.close();
+    }
+  } catch {
+    return [];
+  }
+  const hint = delimiterHint(first);
+  if (!hint || first.split(hint).length <= first.split(",").length) return [];
+  return [
+    `its first line looks separated by ${named(hint)}, not commas: read it with --delimiter ${flagOf(hint)}` +
+    (hint === ";" ? " (numbers written with a decimal comma, 0,5, are then read as numbers)" : ""),
+  ];
+}
+
+/**
  * Reads and checks `file` for predicting `target`; throws InputError for anything that cannot be used.
  * `cells` is a mode's own rule on cells, run once the columns are known.
  */
@@ -83,7 +111,9 @@ export function checkData(
   try {
     table = readCsvFile(file, delimiter ? { delimiter } : {});
   } catch (e) {
-    if (e instanceof CsvError) throw new InputError(`arrow ${cmd}: ${e.message}`);
+    if (e instanceof CsvError) {
+      throw new InputError(`arrow ${cmd}: ${e.message}`, otherDelimiter(file, delimiter));
+    }
     if (e instanceof RangeError) throw new InputError(`arrow ${cmd}: ${e.message}`);
     throw e;
   }
@@ -93,6 +123,7 @@ export function checkData(
   if (table.rowNames) notes.push(rowNamesNote(table.rowNames));
   for (const s of table.strays ?? []) notes.push(straysNote(s));
   for (const f of table.formats ?? []) notes.push(formatsNote(f));
+  if (table.decimals) notes.push(decimalsNote(table.decimals));
   if (delimiter !== undefined && delimiter !== ",") {
     notes.push(`columns read as separated by ${named(delimiter)}`);
   }

@@ -70,7 +70,8 @@ Options:
   --data <file.csv>  Your own data set instead of the generated one (the real path; needs --target; without
                      a plan or --scenario it runs the seed plan on it)
   --target <column>  The column to predict in --data
-  --delimiter <c>    What separates --data's columns: , ; \\t (or tab) | (default ,)
+  --delimiter <c>    What separates --data's columns: , ; \\t (or tab) | (default ,); with any but a comma,
+                     a decimal comma (0,5) is a number
 
 Built-in real workers (plan: worker: {type: builtin, name: …}):
   ${BUILTIN_WORKERS.join(", ")}.

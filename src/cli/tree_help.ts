@@ -42,8 +42,11 @@ Options:
                            a few stray texts such as inf or unknown are read as missing, and said;
                            $1,200.50, (300) and 12% are read as 1200.5, -300 and 12, and said;
                            row names as R's write.csv or pandas' to_csv write them are set aside)
-  --delimiter <c>          What separates its columns: , ; \\t (or tab) | (default ,)
-  --target <column>        The column to predict (task inferred: regression, binary, multiclass)
+  --delimiter <c>          What separates its columns: , ; \\t (or tab) | (default ,); with any but a comma,
+                           numbers written with a decimal comma (0,5, as R's write.csv2 and spreadsheets in
+                           such locales save them) are read as numbers, and said
+  --target <column>        The column to predict (task inferred: regression, binary, multiclass);
+                           a class target needs about two rows a class or more (a name per row is refused)
   --metric <m>             accuracy | auc | logloss (classification), r2 | rmse | mae (regression);
                            default accuracy or r2
   --cycles <n>             Cycles to run (default 10)

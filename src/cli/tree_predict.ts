@@ -6,7 +6,14 @@
  */
 import { resolve } from "node:path";
 import { writeAtomic } from "../runtime/atomic.ts";
-import { CsvError, formatsNote, rowNamesNote, straysNote, TransformError } from "../tabular/mod.ts";
+import {
+  CsvError,
+  decimalsNote,
+  formatsNote,
+  rowNamesNote,
+  straysNote,
+  TransformError,
+} from "../tabular/mod.ts";
 import {
   chain,
   type LoadSteps,
@@ -127,6 +134,7 @@ export async function predictMain(argv: string[]): Promise<number> {
   if (out.rowNames) console.error(`note: ${printable(rowNamesNote(out.rowNames))}; written back as row_name`);
   for (const s of out.strays) console.error(`note: ${printable(straysNote(s))}`);
   for (const f of out.formats) console.error(`note: ${printable(formatsNote(f))}`);
+  if (out.decimals) console.error(`note: ${printable(decimalsNote(out.decimals))}`);
   const target = values.output as string | undefined;
   if (target) {
     writeAtomic(target, out.csv);

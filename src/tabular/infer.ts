@@ -16,6 +16,10 @@
  *    the cells, and at least half the cells contain whitespace — or an average length of 40 characters or more.
  * 5. **Categorical** otherwise (high-cardinality codes such as a cabin number stay categorical).
  *
+ * In a file whose columns are not separated by commas, a column whose numbers are written with a decimal
+ * comma (`0,538`, as a spreadsheet in a decimal-comma locale saves with `;`) is read with those commas as
+ * decimal points first (`decimalComma`; read.ts says so).
+ *
  * A column with no non-missing value is numeric (all NaN). A caller can force a kind per column; a cell that
  * then does not fit is a `CsvError` at its line.
  *
@@ -69,6 +73,19 @@ export function formatted(t: string): number {
   if ((s1 && s2) || (paren && (s1 || s2)) || !(paren || cur || pct || digits!.includes(","))) return NaN;
   const v = Number(digits!.replaceAll(",", ""));
   return (s1 === "-" || s2 === "-" || paren) ? -v : v;
+}
+
+/** A number written with a decimal comma (`0,538`, `-3,5`, `,5`, `2,5e-3`). */
+const DECIMAL_COMMA = /^[+-]?(\d+,\d*|,\d+)([eE][+-]?\d+)?$/;
+
+/**
+ * The decimal-point form of a number written with a decimal comma (`0,538` → `0.538`), or null when the cell
+ * is no such number. Only a file whose columns are not separated by commas can hold one unquoted — where a
+ * spreadsheet in a decimal-comma locale saves with `;` — and only there does the reader try it.
+ */
+export function decimalComma(s: string): string | null {
+  const t = s.trim();
+  return DECIMAL_COMMA.test(t) ? t.replace(",", ".") : null;
 }
 
 /** Whether a cell is a number only as formatted (`formatted`), not a plain decimal. */

@@ -61,6 +61,8 @@ export { CsvError, type CsvLimits, DEFAULT_LIMITS, parseCsvText, type RawCsv } f
 export { inferKind, MISSING_MARKERS } from "./infer.ts";
 export { type DateParts, dateParts, dayFirst, looksLikeDates } from "./dates.ts";
 export {
+  type Decimals,
+  decimalsNote,
   decodeUtf8,
   type Formats,
   formatsNote,

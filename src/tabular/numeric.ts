@@ -9,7 +9,7 @@
  * @module
  */
 import { CsvError, parseCsvText, shown } from "./csv.ts";
-import { isMissingText, parseNumber } from "./infer.ts";
+import { decimalComma, isMissingText, parseNumber } from "./infer.ts";
 
 export interface NumericTable {
   columns: string[];
@@ -20,9 +20,12 @@ export interface NumericTable {
 /** Parses a numeric CSV with a header line; `delimiter` is one character (default ","). */
 export function parseNumericCsv(text: string, file: string, delimiter = ","): NumericTable {
   const raw = parseCsvText(text, file, { delimiter });
+  // Where commas do not separate the columns, a decimal comma (0,5) is a number, as the typed reader reads it.
+  const comma = delimiter !== ",";
   const rows = raw.rows.map((cells, i) =>
     cells.map((cell, j) => {
-      const v = parseNumber(cell);
+      const pointed = comma ? decimalComma(cell) : null;
+      const v = pointed !== null ? Number(pointed) : parseNumber(cell);
       if (Number.isFinite(v)) return v;
       const missing = isMissingText(cell);
       const what = cell.trim() === "" ? "an empty cell" : shown(cell);

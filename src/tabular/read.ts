@@ -6,7 +6,15 @@
  * @module
  */
 import { CsvError, type CsvLimits, DEFAULT_LIMITS, parseCsvText, type RawCsv, shown } from "./csv.ts";
-import { buildColumn, inferKind, isFormatted, isMissingText, isStray, parseNumber } from "./infer.ts";
+import {
+  buildColumn,
+  decimalComma,
+  inferKind,
+  isFormatted,
+  isMissingText,
+  isStray,
+  parseNumber,
+} from "./infer.ts";
 import type { ColumnKind, Table } from "./table.ts";
 
 export interface ReadOptions {
@@ -40,9 +48,33 @@ export interface Formats {
   example: { text: string; line: number; value: number };
 }
 
+/** Numeric columns written with decimal commas (`0,538`), read with decimal points. */
+export interface Decimals {
+  columns: string[];
+  /** Cells read so. */
+  count: number;
+  /** The first one, with its file line and the number it is read as. */
+  example: { text: string; line: number; value: number };
+}
+
 /** A table read from CSV, with the stray cells its numeric columns read as missing, the formatted numbers
- * they read as numbers, and the row names set aside (csv.ts). */
-export type ReadTable = Table & { strays?: Strays[]; formats?: Formats[]; rowNames?: RawCsv["rowNames"] };
+ * they read as numbers, the decimal commas read as points, and the row names set aside (csv.ts). */
+export type ReadTable = Table & {
+  strays?: Strays[];
+  formats?: Formats[];
+  decimals?: Decimals;
+  rowNames?: RawCsv["rowNames"];
+};
+
+/** How a note shows decimal commas: `2 columns ("crim", "nox") hold numbers with a decimal comma …`. */
+export function decimalsNote(d: Decimals): string {
+  const cols = d.columns.slice(0, 4).map(shown).join(", ") + (d.columns.length > 4 ? ", …" : "");
+  const e = d.example;
+  return `${d.columns.length === 1 ? "column" : `${d.columns.length} columns`} (${cols}) ${
+    d.columns.length === 1 ? "holds" : "hold"
+  } numbers written with a decimal comma, as a spreadsheet saves them with ; between columns: ${d.count} ` +
+    `cell${d.count === 1 ? " is" : "s are"} read so (${shown(e.text)} at line ${e.line} is ${e.value})`;
+}
 
 /** How a note shows row names set aside: `the first column holds row names ("1" … "150", as R's write.csv
  * writes them): not read as a column`. */
@@ -91,8 +123,30 @@ export function readTable(text: string, file = "<input>", options: ReadOptions =
   const custom = options.missing ? new Set(options.missing) : null;
   const missing = custom ? (s: string) => custom.has(s.trim()) : isMissingText;
   const strays: Strays[] = [], formats: Formats[] = [];
+  // Decimal commas can stand unquoted only where commas do not separate the columns.
+  const commaDecimals = (options.delimiter ?? ",") !== ",";
+  let decimals: Decimals | null = null;
   const columns = raw.header.map((name, j) => {
     let cells = raw.rows.map((r) => (missing(r[j]!) ? null : r[j]!));
+    if (commaDecimals && (forced[name] ?? "numeric") === "numeric") {
+      let count = 0, first = -1;
+      const pointed = cells.map((c, i) => {
+        const d = c === null ? null : decimalComma(c);
+        if (d !== null) count++, first = first < 0 ? i : first;
+        return d ?? c;
+      });
+      if (count && (forced[name] ?? inferKind(pointed)) === "numeric") {
+        cells = pointed;
+        const text = raw.rows[first]![j]!.trim();
+        decimals ??= {
+          columns: [],
+          count: 0,
+          example: { text, line: raw.lines[first]!, value: Number(pointed[first]) },
+        };
+        decimals.columns.push(name);
+        decimals.count += count;
+      }
+    }
     const kind = forced[name] ?? inferKind(cells);
     if (kind === "numeric" && (!forced[name] || options.strays === "missing")) {
       const at: number[] = [];
@@ -123,6 +177,7 @@ export function readTable(text: string, file = "<input>", options: ReadOptions =
     columns,
     ...(strays.length ? { strays } : {}),
     ...(formats.length ? { formats } : {}),
+    ...(decimals ? { decimals } : {}),
     ...(raw.rowNames ? { rowNames: raw.rowNames } : {}),
   };
 }

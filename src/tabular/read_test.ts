@@ -1,7 +1,7 @@
 import { deepEqual, equal, match, ok, throws } from "node:assert/strict";
 import { CsvError } from "./csv.ts";
-import { formatted, inferKind, isFormatted, parseNumber } from "./infer.ts";
-import { formatsNote, invalidUtf8, readCsvFile, readTable } from "./read.ts";
+import { decimalComma, formatted, inferKind, isFormatted, parseNumber } from "./infer.ts";
+import { decimalsNote, formatsNote, invalidUtf8, readCsvFile, readTable } from "./read.ts";
 import { getColumn, type Table } from "./table.ts";
 import { writeCsv } from "./write.ts";
 
@@ -262,4 +262,49 @@ Deno.test("readTable(): a column of formatted numbers is numeric and its formatt
       .kind,
     "categorical",
   );
+});
+
+Deno.test("decimalComma(): a number with a decimal comma reads with a point; look-alikes do not", () => {
+  for (
+    const [t, want] of [["0,538", "0.538"], ["-3,5", "-3.5"], [",5", ".5"], ["12,", "12."], [
+      "2,5e-3",
+      "2.5e-3",
+    ]]
+  ) {
+    equal(decimalComma(t!), want, t);
+  }
+  for (const t of ["1,200,300", "1.5", "12", "a,b", "1,5,", "", "1;5", "1 ,5"]) {
+    equal(decimalComma(t), null, t);
+  }
+});
+
+Deno.test("readTable(): with ; between columns, decimal commas are numbers (said once for the file); with commas they are not", () => {
+  const rows = Array.from(
+    { length: 30 },
+    (_, i) => `${i},${i % 7}5;${i % 3 ? "NA" : `-${i},25`};x${i % 2},${i};"${i % 4}, ${i}"`,
+  );
+  const text = "a;b;c;d\n" + rows.join("\n") + "\n";
+  const t = readTable(text, "eu.csv", { delimiter: ";" });
+  deepEqual(kinds(t), { a: "numeric", b: "numeric", c: "categorical", d: "text" });
+  const a = getColumn(t, "a");
+  equal(a.kind === "numeric" && a.values[3], 3.35);
+  const b = getColumn(t, "b");
+  ok(b.kind === "numeric" && Number.isNaN(b.values[1]!) && b.values[3] === -3.25);
+  // One note for the file: the columns, how many cells, the first with its line.
+  deepEqual(t.decimals?.columns, ["a", "b"]);
+  equal(t.decimals?.count, 40);
+  deepEqual(t.decimals?.example, { text: "0,05", line: 2, value: 0.05 });
+  match(
+    decimalsNote(t.decimals!),
+    /^2 columns \("a", "b"\) hold numbers written with a decimal comma, .*40 cells are read so \("0,05" at line 2 is 0\.05\)$/,
+  );
+  // A column forced numeric reads them too (tree predict reads a new file so); one forced categorical keeps them.
+  const forced = readTable(text, "eu.csv", { delimiter: ";", types: { a: "numeric", b: "categorical" } });
+  equal(getColumn(forced, "a").kind, "numeric");
+  const fb = getColumn(forced, "b");
+  ok(fb.kind === "categorical" && fb.levels.includes("-3,25"));
+  // Quoted in a comma-separated file, "0,5" is no number: a comma there is a list or a thousands mark.
+  const us = readTable("a,b\n" + Array.from({ length: 30 }, (_, i) => `"${i},5",${i}`).join("\n") + "\n");
+  equal(getColumn(us, "a").kind, "categorical");
+  equal(us.decimals, undefined);
 });

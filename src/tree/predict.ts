@@ -15,6 +15,7 @@ import {
   cellValue,
   checkedRows,
   type ColumnKind,
+  type Decimals,
   decodeState,
   decodeUtf8,
   type Encoding,
@@ -52,6 +53,8 @@ export interface Predicted {
   strays: Strays[];
   /** Cells of the model's numeric columns written as formatted numbers (`$1,200`), read as numbers. */
   formats: Formats[];
+  /** The model's numeric columns written with decimal commas (a ;-separated file), read as numbers. */
+  decimals?: Decimals;
   /** The input's row names (csv.ts), set aside and written back beside each prediction as `row_name`. */
   rowNames?: NonNullable<ReadTable["rowNames"]>;
   columns: string[];
@@ -207,7 +210,17 @@ export async function predictFile(
   }
   const csv = toCsv(m, input, ids, pred, names);
   const rowNames = input.rowNames ? { rowNames: input.rowNames } : {};
-  return { csv, rows: input.nRows, ignored, strays, formats, ...rowNames, columns: header(m, ids, names) };
+  const decimals = input.decimals ? { decimals: input.decimals } : {};
+  return {
+    csv,
+    rows: input.nRows,
+    ignored,
+    strays,
+    formats,
+    ...decimals,
+    ...rowNames,
+    columns: header(m, ids, names),
+  };
 }
 
 function blendPredictions(preds: Prediction[], weights: number[]): Prediction {
