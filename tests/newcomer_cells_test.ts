@@ -283,3 +283,64 @@ Deno.test("a ;-separated file with decimal commas (R's write.csv2): refused with
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+/** `text` as Excel's "Unicode Text" saves it: UTF-16LE after a byte-order mark. */
+function utf16le(text: string): Uint8Array {
+  const out = new Uint8Array(2 + 2 * text.length);
+  out.set([0xff, 0xfe]);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    out[2 + 2 * i] = c & 0xff, out[3 + 2 * i] = c >> 8;
+  }
+  return out;
+}
+
+Deno.test("a UTF-16 tab-separated file (Excel's Unicode Text) is read as such and said; run --data's UTF-8 workers refuse it by name", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "arrow-newcomer-cells-" });
+  try {
+    const lines = ["größe\tgewicht\tart"];
+    for (let i = 0; i < 120; i++) {
+      lines.push(`${150 + (i % 40)}\t${50 + ((i * 7) % 30)}\t${i % 40 > 20 ? "groß" : "klein"}`);
+    }
+    Deno.writeFileSync(`${dir}/wide.txt`, utf16le(lines.join("\r\n") + "\r\n"));
+    const r = await arrow([
+      "tree",
+      "--data",
+      `${dir}/wide.txt`,
+      "--delimiter",
+      "tab",
+      "--target",
+      "art",
+      "--cycles",
+      "1",
+      "--executors",
+      "1",
+      "--runs-dir",
+      `${dir}/runs`,
+    ]);
+    equal(r.code, 0, r.stderr);
+    match(r.stderr, /^note: .*wide\.txt is UTF-16LE text \(its byte-order mark says so/m);
+    const runDir = r.stdout.match(/→ (\S+)/)![1]!;
+    const state = JSON.parse(Deno.readTextFileSync(`${runDir}/state.json`));
+    deepEqual(state.dataset.classes, ["groß", "klein"]);
+    equal(state.dataset.columns.find((c: { name: string }) => c.name === "größe").kind, "numeric");
+    ok(state.final.start > 0.9, JSON.stringify(state.final));
+
+    const run = await arrow([
+      "run",
+      "--real",
+      "--data",
+      `${dir}/wide.txt`,
+      "--delimiter",
+      "tab",
+      "--target",
+      "größe",
+      "--runs-dir",
+      `${dir}/r2`,
+    ]);
+    equal(run.code, 1, run.stderr);
+    match(run.stderr, /it is UTF-16LE text, and the built-in workers read UTF-8/);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});

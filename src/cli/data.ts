@@ -7,7 +7,7 @@
  * @module
  */
 import type { Plan, PlanNode } from "../graph/types.ts";
-import { CsvError } from "../tabular/mod.ts";
+import { CsvError, utf16Bom } from "../tabular/mod.ts";
 import { parseNumericCsv } from "../tabular/numeric.ts";
 import { checkData, MIN_ROWS } from "./data_checks.ts";
 import { InputError } from "./errors.ts";
@@ -20,6 +20,22 @@ export { MIN_ROWS };
  * accepts is one they read; the first cell that is not is named by its line.
  */
 function numericOnly(file: string, delimiter: string): void {
+  const head = new Uint8Array(2);
+  try {
+    using f = Deno.openSync(file);
+    f.readSync(head);
+  } catch {
+    // Unreadable: the reader below says why.
+  }
+  const wide = utf16Bom(head);
+  if (wide) {
+    throw new InputError(
+      `arrow run: ${file}: it is ${wide.toUpperCase()} text, and the built-in workers read UTF-8`,
+      [
+        "save it as CSV UTF-8 (arrow tree --data reads it as it is)",
+      ],
+    );
+  }
   try {
     parseNumericCsv(Deno.readTextFileSync(file), file, delimiter);
   } catch (e) {

@@ -16,6 +16,7 @@ import {
   straysNote,
   type Table,
   type Target,
+  utf16Bom,
 } from "../tabular/mod.ts";
 import { InputError, UsageError } from "./errors.ts";
 import { printable } from "./escape.ts";
@@ -51,14 +52,16 @@ export function delimiterFlag(cmd: string, v: unknown): string | undefined {
 const named = (d: string) => (d === "\t" ? "tabs" : `'${d}'`);
 const flagOf = (d: string) => (d === "\t" ? "'\\t'" : `'${d}'`);
 
-/** Whether the file starts with a UTF-8 byte-order mark (which the reader strips). */
-function hasBom(file: string): boolean {
+/** The byte-order mark the file starts with, if any (the reader strips a UTF-8 one and reads UTF-16 by one). */
+function byteOrderMark(file: string): "utf-8" | "utf-16le" | "utf-16be" | null {
   try {
     using f = Deno.openSync(file);
     const b = new Uint8Array(3);
-    return f.readSync(b) === 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf;
+    const n = f.readSync(b) ?? 0;
+    if (n === 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) return "utf-8";
+    return utf16Bom(b.subarray(0, n));
   } catch {
-    return false;
+    return null;
   }
 }
 
@@ -81,7 +84,8 @@ function otherDelimiter(file: string, delimiter: string | undefined): string[] {
     const f = Deno.openSync(file, { read: true });
     try {
       const buf = new Uint8Array(64 * 1024);
-      first = new TextDecoder().decode(buf.subarray(0, f.readSync(buf) ?? 0)).split("\n")[0] ?? "";
+      const got = buf.subarray(0, f.readSync(buf) ?? 0);
+      first = new TextDecoder(utf16Bom(got) ?? "utf-8").decode(got).split("\n")[0] ?? "";
     } finally {
       f.close();
     }
@@ -119,7 +123,14 @@ export function checkData(
   }
   const names = table.columns.map((c) => c.name);
   const notes: string[] = [], warnings: string[] = [];
-  if (hasBom(file)) notes.push(`${file} starts with a UTF-8 byte-order mark (BOM): stripped before reading`);
+  const bom = byteOrderMark(file);
+  if (bom === "utf-8") {
+    notes.push(`${file} starts with a UTF-8 byte-order mark (BOM): stripped before reading`);
+  } else if (bom) {
+    notes.push(
+      `${file} is ${bom.toUpperCase()} text (its byte-order mark says so, as Excel's "Unicode Text" saves): read as such`,
+    );
+  }
   if (table.rowNames) notes.push(rowNamesNote(table.rowNames));
   for (const s of table.strays ?? []) notes.push(straysNote(s));
   for (const f of table.formats ?? []) notes.push(formatsNote(f));

@@ -73,6 +73,7 @@ export {
   rowNamesNote,
   type Strays,
   straysNote,
+  utf16Bom,
 } from "./read.ts";
 export {
   allRows,

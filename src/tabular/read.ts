@@ -230,11 +230,32 @@ export function invalidUtf8(bytes: Uint8Array): { offset: number; line: number; 
   return null;
 }
 
+/** The UTF-16 a byte-order mark at the start of `bytes` names (Excel's "Unicode Text" is UTF-16LE), or null. */
+export function utf16Bom(bytes: Uint8Array): "utf-16le" | "utf-16be" | null {
+  if (bytes.length < 2) return null;
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return "utf-16le";
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return "utf-16be";
+  return null;
+}
+
 /**
- * The text of a CSV file's bytes, or a CsvError at the line of the first byte that is not UTF-8 (a file
- * saved as Latin-1 or Windows-1252 is the usual cause), naming the byte and how to convert the file.
+ * The text of a CSV file's bytes: UTF-8, or UTF-16 when a byte-order mark says so (`utf16Bom`); else a
+ * CsvError at the line of the first byte that is not UTF-8 (a file saved as Latin-1 or Windows-1252 is the
+ * usual cause), naming the byte and how to convert the file.
  */
 export function decodeUtf8(bytes: Uint8Array, file: string): string {
+  const wide = utf16Bom(bytes);
+  if (wide) {
+    try {
+      return new TextDecoder(wide, { fatal: true }).decode(bytes);
+    } catch {
+      throw new CsvError(
+        file,
+        0,
+        `it starts with a ${wide.toUpperCase()} byte-order mark but is not valid ${wide.toUpperCase()} text`,
+      );
+    }
+  }
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {

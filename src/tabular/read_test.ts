@@ -1,7 +1,15 @@
 import { deepEqual, equal, match, ok, throws } from "node:assert/strict";
 import { CsvError } from "./csv.ts";
 import { decimalComma, formatted, inferKind, isFormatted, parseNumber } from "./infer.ts";
-import { decimalsNote, formatsNote, invalidUtf8, readCsvFile, readTable } from "./read.ts";
+import {
+  decimalsNote,
+  decodeUtf8,
+  formatsNote,
+  invalidUtf8,
+  readCsvFile,
+  readTable,
+  utf16Bom,
+} from "./read.ts";
 import { getColumn, type Table } from "./table.ts";
 import { writeCsv } from "./write.ts";
 
@@ -307,4 +315,27 @@ Deno.test("readTable(): with ; between columns, decimal commas are numbers (said
   const us = readTable("a,b\n" + Array.from({ length: 30 }, (_, i) => `"${i},5",${i}`).join("\n") + "\n");
   equal(getColumn(us, "a").kind, "categorical");
   equal(us.decimals, undefined);
+});
+
+Deno.test("decodeUtf8(): UTF-16 with its byte-order mark (Excel's Unicode Text) is read; a broken one is named", () => {
+  const text = "a\tb\n1\tré\n";
+  const le = new Uint8Array(2 + text.length * 2), be = new Uint8Array(2 + text.length * 2);
+  le.set([0xff, 0xfe]), be.set([0xfe, 0xff]);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    le[2 + 2 * i] = c & 0xff, le[3 + 2 * i] = c >> 8;
+    be[2 + 2 * i] = c >> 8, be[3 + 2 * i] = c & 0xff;
+  }
+  equal(utf16Bom(le), "utf-16le");
+  equal(utf16Bom(be), "utf-16be");
+  equal(utf16Bom(new TextEncoder().encode(text)), null);
+  equal(decodeUtf8(le, "le.txt"), text);
+  equal(decodeUtf8(be, "be.txt"), text);
+  // A lone high surrogate is no UTF-16 text.
+  throws(
+    () => decodeUtf8(Uint8Array.from([0xff, 0xfe, 0x00, 0xd8, 0x41, 0x00]), "bad.txt"),
+    /bad\.txt.*UTF-16LE byte-order mark but is not valid/,
+  );
+  // Without a mark, bytes that are not UTF-8 are still named by line (the Latin-1 case).
+  throws(() => decodeUtf8(Uint8Array.from([0x61, 0x0a, 0xe9]), "l1.csv"), /l1\.csv:2: .*byte 0xE9/);
 });
