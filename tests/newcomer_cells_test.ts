@@ -344,3 +344,65 @@ Deno.test("a UTF-16 tab-separated file (Excel's Unicode Text) is read as such an
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+Deno.test("a gzip-compressed CSV (.csv.gz) is read through, in tree and predict, and said; a workbook is named with what to save", async () => {
+  const { gzipSync } = await import("node:zlib");
+  const dir = Deno.makeTempDirSync({ prefix: "arrow-newcomer-cells-" });
+  try {
+    Deno.writeFileSync(`${dir}/one.csv.gz`, gzipSync(new TextEncoder().encode(oneColumn())));
+    const r = await arrow([
+      "tree",
+      "--data",
+      `${dir}/one.csv.gz`,
+      "--target",
+      "y",
+      "--cycles",
+      "1",
+      "--executors",
+      "1",
+      "--runs-dir",
+      `${dir}/runs`,
+    ]);
+    equal(r.code, 0, r.stderr);
+    match(r.stderr, /^note: .*one\.csv\.gz is gzip-compressed: read through it$/m);
+    // The same file, read through: the same strays at the same lines.
+    match(r.stderr, /"inf" at line 8, "unknown" at line 50, "-inf" at line 121/);
+    const runDir = r.stdout.match(/→ (\S+)/)![1]!;
+    Deno.writeFileSync(`${dir}/new.csv.gz`, gzipSync(new TextEncoder().encode("x\n1.5\n9\n")));
+    const p = await arrow(["tree", "predict", runDir, `${dir}/new.csv.gz`, "-o", `${dir}/out.csv`]);
+    equal(p.code, 0, p.stderr);
+    equal(Deno.readTextFileSync(`${dir}/out.csv`).trim().split("\n").length, 3, "a header and two rows");
+
+    Deno.writeFileSync(`${dir}/book.xlsx`, Uint8Array.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x06, 0x00]));
+    const x = await arrow([
+      "tree",
+      "--data",
+      `${dir}/book.xlsx`,
+      "--target",
+      "y",
+      "--runs-dir",
+      `${dir}/runs2`,
+    ]);
+    equal(x.code, 1, x.stderr);
+    match(
+      x.stderr,
+      /book\.xlsx: .*a zip archive \(an Excel \.xlsx workbook is one\), not CSV text: save the sheet as CSV UTF-8/,
+    );
+    equal(x.stderr.includes("UTF-8 text: byte"), false, "not called a Latin-1 file");
+
+    const run = await arrow([
+      "run",
+      "--real",
+      "--data",
+      `${dir}/one.csv.gz`,
+      "--target",
+      "x",
+      "--runs-dir",
+      `${dir}/r3`,
+    ]);
+    equal(run.code, 1, run.stderr);
+    match(run.stderr, /it is gzip-compressed, and the built-in workers read it as text/);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});

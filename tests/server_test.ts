@@ -367,3 +367,16 @@ Deno.test({
     await feeds.close();
   },
 });
+
+Deno.test("the dashboard's bundle imports nothing: no node: or other module a browser cannot load", () => {
+  // The UI reaches the tree's types and reducer, and through them the tabular toolkit: a static import of a
+  // runtime module there (node:zlib for gzip files) would leave an import the browser fails on.
+  for (const [path, a] of Object.entries(ASSETS)) {
+    if (!path.endsWith(".js")) continue;
+    const imports =
+      a.body.match(/\bimport\s*(?:[\w*{}\s,$]+from\s*)?["'][^"']+["']|\bimport\(\s*["'][^"']+["']\s*\)/g) ??
+        [];
+    deepEqual(imports, [], path);
+    equal(/["']node:[a-z_]+["']/.test(a.body), false, `${path} names a node: module`);
+  }
+});

@@ -7,7 +7,7 @@
  * @module
  */
 import type { Plan, PlanNode } from "../graph/types.ts";
-import { CsvError, utf16Bom } from "../tabular/mod.ts";
+import { CsvError, isGzip, utf16Bom } from "../tabular/mod.ts";
 import { parseNumericCsv } from "../tabular/numeric.ts";
 import { checkData, MIN_ROWS } from "./data_checks.ts";
 import { InputError } from "./errors.ts";
@@ -26,6 +26,14 @@ function numericOnly(file: string, delimiter: string): void {
     f.readSync(head);
   } catch {
     // Unreadable: the reader below says why.
+  }
+  if (isGzip(head)) {
+    throw new InputError(
+      `arrow run: ${file}: it is gzip-compressed, and the built-in workers read it as text`,
+      [
+        "gunzip it first (arrow tree --data reads it as it is)",
+      ],
+    );
   }
   const wide = utf16Bom(head);
   if (wide) {

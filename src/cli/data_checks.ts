@@ -8,7 +8,9 @@
 import {
   CsvError,
   decimalsNote,
+  DEFAULT_LIMITS,
   formatsNote,
+  isGzip,
   makeTarget,
   readCsvFile,
   type ReadTable,
@@ -16,6 +18,7 @@ import {
   straysNote,
   type Table,
   type Target,
+  unpack,
   utf16Bom,
 } from "../tabular/mod.ts";
 import { InputError, UsageError } from "./errors.ts";
@@ -52,6 +55,16 @@ export function delimiterFlag(cmd: string, v: unknown): string | undefined {
 const named = (d: string) => (d === "\t" ? "tabs" : `'${d}'`);
 const flagOf = (d: string) => (d === "\t" ? "'\\t'" : `'${d}'`);
 
+function gzipped(file: string): boolean {
+  try {
+    using f = Deno.openSync(file);
+    const b = new Uint8Array(2);
+    return (f.readSync(b) ?? 0) === 2 && isGzip(b);
+  } catch {
+    return false;
+  }
+}
+
 /** The byte-order mark the file starts with, if any (the reader strips a UTF-8 one and reads UTF-16 by one). */
 function byteOrderMark(file: string): "utf-8" | "utf-16le" | "utf-16be" | null {
   try {
@@ -81,14 +94,10 @@ function otherDelimiter(file: string, delimiter: string | undefined): string[] {
   if (delimiter !== undefined && delimiter !== ",") return [];
   let first = "";
   try {
-    const f = Deno.openSync(file, { read: true });
-    try {
-      const buf = new Uint8Array(64 * 1024);
-      const got = buf.subarray(0, f.readSync(buf) ?? 0);
-      first = new TextDecoder(utf16Bom(got) ?? "utf-8").decode(got).split("\n")[0] ?? "";
-    } finally {
-      f.close();
-    }
+    // The error path only: the file's text as the reader decodes it (gzip, UTF-16), its first line.
+    const bytes = unpack(Deno.readFileSync(file), file, DEFAULT_LIMITS.maxChars * 4);
+    const head = bytes.subarray(0, 64 * 1024);
+    first = new TextDecoder(utf16Bom(head) ?? "utf-8").decode(head).split("\n")[0] ?? "";
   } catch {
     return [];
   }
@@ -123,6 +132,7 @@ export function checkData(
   }
   const names = table.columns.map((c) => c.name);
   const notes: string[] = [], warnings: string[] = [];
+  if (gzipped(file)) notes.push(`${file} is gzip-compressed: read through it`);
   const bom = byteOrderMark(file);
   if (bom === "utf-8") {
     notes.push(`${file} starts with a UTF-8 byte-order mark (BOM): stripped before reading`);

@@ -38,11 +38,12 @@ the model. A child that goes silent is stopped and blamed. Failing code becomes 
 its lesson. Everything is persisted in SQLite every step: after a crash, --resume continues with nothing lost.
 
 Options:
-  --data <file.csv>        The data, UTF-8 or UTF-16 with its byte-order mark (header line; missing: empty,
-                           NA, ?, NaN; in a numeric column, a few stray texts such as inf or unknown are
-                           read as missing, and said; $1,200.50, (300) and 12% are read as 1200.5, -300
-                           and 12, and said; row names as R's write.csv or pandas' to_csv write them are
-                           set aside)
+  --data <file.csv>        The data, UTF-8 or UTF-16 with its byte-order mark, or gzip-compressed (.csv.gz)
+                           (header line; missing: empty, NA, ?, NaN; in a numeric column, a few stray
+                           texts such as inf or unknown are read as missing, and said; $1,200.50, (300)
+                           and 12% are read as 1200.5, -300 and 12, and said; row names as R's write.csv
+                           or pandas' to_csv write them are set aside). A workbook (.xlsx, .xls) or a
+                           Parquet file is refused with what to save instead
   --delimiter <c>          What separates its columns: , ; \\t (or tab) | (default ,); with any but a comma,
                            numbers written with a decimal comma (0,5, as R's write.csv2 and spreadsheets in
                            such locales save them) are read as numbers, and said

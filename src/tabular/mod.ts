@@ -66,6 +66,7 @@ export {
   decodeUtf8,
   type Formats,
   formatsNote,
+  isGzip,
   readCsvFile,
   type ReadOptions,
   type ReadTable,
@@ -73,6 +74,7 @@ export {
   rowNamesNote,
   type Strays,
   straysNote,
+  unpack,
   utf16Bom,
 } from "./read.ts";
 export {

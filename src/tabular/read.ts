@@ -198,7 +198,69 @@ export function readCsvFile(path: string, options: ReadOptions = {}): ReadTable 
   } catch (e) {
     throw new CsvError(path, 0, String(e));
   }
-  return readTable(decodeUtf8(bytes, path), path, options);
+  const text = decodeUtf8(unpack(bytes, path, maxChars * 4), path);
+  return readTable(text, path, options);
+}
+
+/** What a file's first bytes say it is when it is no text: a format to save as CSV instead. */
+const BINARY: { magic: number[]; what: string; how: string }[] = [
+  {
+    magic: [0x50, 0x4b, 0x03, 0x04],
+    what: "a zip archive (an Excel .xlsx workbook is one)",
+    how: "save the sheet as CSV UTF-8",
+  },
+  {
+    magic: [0xd0, 0xcf, 0x11, 0xe0],
+    what: "an Excel 97–2003 workbook (.xls)",
+    how: "save the sheet as CSV UTF-8",
+  },
+  { magic: [0x50, 0x41, 0x52, 0x31], what: "a Parquet file", how: "write it as CSV (pandas: df.to_csv)" },
+  {
+    magic: [0x42, 0x5a, 0x68],
+    what: "bzip2-compressed",
+    how: "decompress it (bunzip2), or recompress it with gzip",
+  },
+  {
+    magic: [0xfd, 0x37, 0x7a, 0x58, 0x5a],
+    what: "xz-compressed",
+    how: "decompress it (unxz), or recompress it with gzip",
+  },
+];
+
+/** Whether `bytes` are gzip-compressed (a `.csv.gz`), which the reader reads through. */
+export function isGzip(bytes: Uint8Array): boolean {
+  return bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
+}
+
+/**
+ * A data file's bytes as text bytes: a gzip-compressed file decompressed (at most `maxBytes`), the bytes as
+ * they are otherwise; a workbook, an archive or a columnar file is a CsvError that names it and says what to
+ * save instead (read as text it would only be called "not UTF-8").
+ */
+export function unpack(bytes: Uint8Array, file: string, maxBytes: number): Uint8Array {
+  for (const b of BINARY) {
+    if (b.magic.every((m, i) => bytes[i] === m)) {
+      throw new CsvError(file, 0, `it is ${b.what}, not CSV text: ${b.how}`);
+    }
+  }
+  if (!isGzip(bytes)) return bytes;
+  // node:zlib is looked up when a gzip file is read: a static import would reach the dashboard's browser
+  // bundle (it imports tree types, which import this toolkit).
+  const zlib = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
+    ?.getBuiltinModule?.("node:zlib") as typeof import("node:zlib") | undefined;
+  if (!zlib) {
+    throw new CsvError(file, 0, "it is gzip-compressed, and this runtime cannot decompress it: gunzip it");
+  }
+  let out: Uint8Array;
+  try {
+    out = zlib.gunzipSync(bytes, { maxOutputLength: maxBytes });
+  } catch (e) {
+    const why = /maxOutputLength|buffer|too large/i.test(String(e))
+      ? `more than ${maxBytes} bytes once decompressed, more than the limit`
+      : `not a whole gzip stream (${e instanceof Error ? e.message : String(e)})`;
+    throw new CsvError(file, 0, `it is gzip-compressed but ${why}`);
+  }
+  return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { deepEqual, equal, match, ok, throws } from "node:assert/strict";
+import { gzipSync } from "node:zlib";
 import { CsvError } from "./csv.ts";
 import { decimalComma, formatted, inferKind, isFormatted, parseNumber } from "./infer.ts";
 import {
@@ -6,8 +7,10 @@ import {
   decodeUtf8,
   formatsNote,
   invalidUtf8,
+  isGzip,
   readCsvFile,
   readTable,
+  unpack,
   utf16Bom,
 } from "./read.ts";
 import { getColumn, type Table } from "./table.ts";
@@ -338,4 +341,39 @@ Deno.test("decodeUtf8(): UTF-16 with its byte-order mark (Excel's Unicode Text) 
   );
   // Without a mark, bytes that are not UTF-8 are still named by line (the Latin-1 case).
   throws(() => decodeUtf8(Uint8Array.from([0x61, 0x0a, 0xe9]), "l1.csv"), /l1\.csv:2: .*byte 0xE9/);
+});
+
+Deno.test("unpack(): gzip is read through (within the limit); workbooks, zips and Parquet are named, not called 'not UTF-8'", () => {
+  const text = "a,b\n" + Array.from({ length: 500 }, (_, i) => `${i},${i % 3}`).join("\n") + "\n";
+  const gz = gzipSync(new TextEncoder().encode(text));
+  ok(isGzip(gz));
+  equal(new TextDecoder().decode(unpack(gz, "d.csv.gz", 1 << 20)), text);
+  throws(
+    () => unpack(gz, "d.csv.gz", 100),
+    /d\.csv\.gz: .*gzip-compressed but more than 100 bytes once decompressed/,
+  );
+  throws(
+    () => unpack(gz.subarray(0, 30), "cut.csv.gz", 1 << 20),
+    /cut\.csv\.gz: .*gzip-compressed but not a whole gzip stream/,
+  );
+  const plain = new TextEncoder().encode(text);
+  equal(unpack(plain, "d.csv", 10), plain, "text passes as it is (the size limit is the reader's)");
+  const magic: [number[], RegExp][] = [
+    [
+      [0x50, 0x4b, 0x03, 0x04, 0x14],
+      /zip archive \(an Excel \.xlsx workbook is one\), not CSV text: save the sheet as CSV UTF-8/,
+    ],
+    [[0xd0, 0xcf, 0x11, 0xe0, 0xa1], /Excel 97–2003 workbook/],
+    [[0x50, 0x41, 0x52, 0x31, 0x15], /Parquet file/],
+  ];
+  for (const [bytes, want] of magic) throws(() => unpack(Uint8Array.from(bytes), "x", 1 << 20), want);
+  // Through the file reader: the same table as the text.
+  const dir = Deno.makeTempDirSync({ prefix: "arrow-gz-" });
+  try {
+    Deno.writeFileSync(`${dir}/d.csv.gz`, gz);
+    Deno.writeTextFileSync(`${dir}/d.csv`, text);
+    deepEqual(readCsvFile(`${dir}/d.csv.gz`), readCsvFile(`${dir}/d.csv`));
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
 });

@@ -18,6 +18,7 @@ import {
   type Decimals,
   decodeState,
   decodeUtf8,
+  DEFAULT_LIMITS,
   type Encoding,
   type FeatureTransform,
   type Formats,
@@ -33,6 +34,7 @@ import {
   type Strays,
   type Table,
   toRows,
+  unpack,
 } from "../tabular/mod.ts";
 import { argmaxRow } from "../tabular/metrics.ts";
 import { libraryWrote } from "./ideate/library.ts";
@@ -148,7 +150,7 @@ function readInput(
     const why = e instanceof Deno.errors.NotFound ? "no such file" : String(e);
     throw new PredictError(`${file}: Cannot read the CSV: ${why}`);
   }
-  const text = decodeUtf8(bytes, file);
+  const text = decodeUtf8(unpack(bytes, file, DEFAULT_LIMITS.maxChars * 4), file);
   const header = parseCsvText(text, file, { delimiter }).header;
   const want = new Set(m.columns.map((c) => c.name));
   const missing = m.columns.map((c) => c.name).filter((n) => !header.includes(n));
