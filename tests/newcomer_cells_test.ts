@@ -250,6 +250,25 @@ Deno.test("a ;-separated file with decimal commas (R's write.csv2): refused with
     match(bad.stderr, /its first line looks separated by ';', not commas: read it with --delimiter ';'/);
     equal(Array.from(Deno.readDirSync(dir)).length, 1, "no run directory");
 
+    // Excel's own declaration on the first line reads it with no flag: the same columns, and said.
+    Deno.writeTextFileSync(`${dir}/sep.csv`, "sep=;\n" + decimalCommaFile());
+    const sep = await arrow([
+      "tree",
+      "--data",
+      `${dir}/sep.csv`,
+      "--target",
+      "y",
+      "--cycles",
+      "1",
+      "--executors",
+      "1",
+      "--runs-dir",
+      `${dir}/runs`,
+    ]);
+    equal(sep.code, 0, sep.stderr);
+    match(sep.stderr, /^note: the first line, sep=;, declares what separates the columns/m);
+    match(sep.stderr, /^note: 3 columns \("x", "z", "y"\) hold numbers written with a decimal comma/m);
+
     const r = await arrow([...base, "--delimiter", ";", "--cycles", "1", "--executors", "1"]);
     equal(r.code, 0, r.stderr);
     match(

@@ -145,7 +145,12 @@ export function checkData(
   for (const s of table.strays ?? []) notes.push(straysNote(s));
   for (const f of table.formats ?? []) notes.push(formatsNote(f));
   if (table.decimals) notes.push(decimalsNote(table.decimals));
-  if (delimiter !== undefined && delimiter !== ",") {
+  if (table.declared) {
+    notes.push(
+      `the first line, sep=${table.declared}, declares what separates the columns (as Excel reads it): ` +
+        `read as separated by ${named(table.declared)}`,
+    );
+  } else if (delimiter !== undefined && delimiter !== ",") {
     notes.push(`columns read as separated by ${named(delimiter)}`);
   }
   if (names.length === 1) {

@@ -46,7 +46,8 @@ Options:
                            Parquet file is refused with what to save instead
   --delimiter <c>          What separates its columns: , ; \\t (or tab) | (default ,); with any but a comma,
                            numbers written with a decimal comma (0,5, as R's write.csv2 and spreadsheets in
-                           such locales save them) are read as numbers, and said
+                           such locales save them) are read as numbers, and said; a first line sep=;
+                           (as Excel reads it) declares the delimiter itself
   --target <column>        The column to predict (task inferred: regression, binary, multiclass);
                            a class target needs about two rows a class or more (a name per row is refused)
   --metric <m>             accuracy | auc | logloss (classification), r2 | rmse | mae (regression);

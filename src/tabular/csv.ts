@@ -52,6 +52,31 @@ export interface RawCsv {
   lines: number[];
   /** A first column of row names set aside (module doc): how it was written, and the names, one a row. */
   rowNames?: { form: "unnamed" | "headerless"; labels: string[] };
+  /** The delimiter a first line `sep=;` declared (as Excel reads and some exporters write), when there was one:
+   * that line is no header, and its delimiter is the one read with. */
+  declared?: string;
+}
+
+/** Excel's delimiter line: `sep=` and one character, alone on the file's first line. */
+const SEP_LINE = /^sep=([^\r\n"])\r?\n/;
+
+/**
+ * The delimiter to read `text` with: the one a first line `sep=X` declares (and where the header then
+ * starts), else `given` (default `,`). A declared delimiter other than a `given` one that is not the
+ * default comma is a CsvError at line 1: the file and the caller disagree.
+ */
+export function delimiterOf(
+  text: string,
+  file: string,
+  given: string | undefined,
+): { delimiter: string; declared: boolean; skip: number } {
+  const at = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const m = SEP_LINE.exec(text.slice(at, at + 16));
+  if (!m) return { delimiter: given ?? ",", declared: false, skip: 0 };
+  if (given !== undefined && given !== "," && given !== m[1]) {
+    throw new CsvError(file, 1, `the file declares sep=${m[1]}, but it was to be read with ${shown(given)}`);
+  }
+  return { delimiter: m[1]!, declared: true, skip: m[0].length };
 }
 
 const QUOTE = 34, CR = 13, LF = 10, SPACE = 32, TAB = 9;
@@ -73,7 +98,8 @@ export function parseCsvText(
   options: { delimiter?: string; limits?: Partial<CsvLimits> } = {},
 ): RawCsv {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
-  const delimiter = options.delimiter ?? ",";
+  const sep = delimiterOf(text, file, options.delimiter);
+  const delimiter = sep.delimiter;
   if (delimiter.length !== 1 || delimiter === '"' || delimiter === "\n" || delimiter === "\r") {
     throw new RangeError(`Cannot read a CSV with delimiter ${shown(delimiter)}: use one other character`);
   }
@@ -87,8 +113,8 @@ export function parseCsvText(
     );
   }
   const n = text.length;
-  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  let line = 1;
+  let i = (text.charCodeAt(0) === 0xfeff ? 1 : 0) + sep.skip;
+  let line = sep.declared ? 2 : 1;
   let header: string[] | null = null;
   const rows: string[][] = [];
   const lines: number[] = [];
@@ -203,7 +229,8 @@ export function parseCsvText(
   }
   if (header === null) throw new CsvError(file, 1, "the file is empty (expected a header line, then rows)");
   if (rows.length === 0) throw new CsvError(file, line, "there are no data rows after the header");
-  if (!names) return { header, rows, lines };
+  const declared = sep.declared ? { declared: delimiter } : {};
+  if (!names) return { header, rows, lines, ...declared };
   const seen = new Map<string, number>();
   labels.forEach((l, r) => {
     const before = seen.get(l);
@@ -222,7 +249,7 @@ export function parseCsvText(
     }
     seen.set(l, r);
   });
-  return { header, rows, lines, rowNames: { form: names, labels } };
+  return { header, rows, lines, rowNames: { form: names, labels }, ...declared };
 }
 
 function checkHeader(cells: string[], file: string, line: number, offset: number): string[] {

@@ -145,3 +145,23 @@ Deno.test("parseCsvText() sets row names aside: an unnamed first column (write.c
     ok(reason.test(e.message), `${e.message} ~ ${reason}`);
   }
 });
+
+Deno.test("parseCsvText(): Excel's first line sep=; declares the delimiter; lines keep their file numbers", () => {
+  const raw = parseCsvText("sep=;\r\na;b\r\n1;2\r\n3;4\r\n", "x.csv");
+  deepEqual(raw.header, ["a", "b"]);
+  deepEqual(raw.rows, [["1", "2"], ["3", "4"]]);
+  deepEqual(raw.lines, [3, 4], "the header is line 2, the rows 3 and 4");
+  equal(raw.declared, ";");
+  // After a byte-order mark too, and it agrees with a caller who says the same (or leaves the comma default).
+  equal(parseCsvText("\ufeffsep=|\na|b\n1|2\n", "y.csv", { delimiter: "," }).declared, "|");
+  equal(parseCsvText("sep=;\na;b\n1;2\n", "y.csv", { delimiter: ";" }).rows[0]![1], "2");
+  // A bad row is named by its line in the file, the sep line counted.
+  throws(() => parseCsvText("sep=;\na;b\n1;2\n3;4;5\n", "z.csv"), /z\.csv:4: /);
+  // A caller who said another delimiter is told the file disagrees, at line 1.
+  throws(
+    () => parseCsvText("sep=;\na;b\n", "w.csv", { delimiter: "\t" }),
+    /w\.csv:1: .*declares sep=;, but it was to be read with "\\t"/,
+  );
+  // "sep=" in a header of a comma file is a column name, not a declaration.
+  deepEqual(parseCsvText("sep=x,b\n1,2\n", "v.csv").header, ["sep=x", "b"]);
+});

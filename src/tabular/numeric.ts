@@ -21,7 +21,7 @@ export interface NumericTable {
 export function parseNumericCsv(text: string, file: string, delimiter = ","): NumericTable {
   const raw = parseCsvText(text, file, { delimiter });
   // Where commas do not separate the columns, a decimal comma (0,5) is a number, as the typed reader reads it.
-  const comma = delimiter !== ",";
+  const comma = (raw.declared ?? delimiter) !== ",";
   const rows = raw.rows.map((cells, i) =>
     cells.map((cell, j) => {
       const pointed = comma ? decimalComma(cell) : null;

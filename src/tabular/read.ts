@@ -64,6 +64,8 @@ export type ReadTable = Table & {
   formats?: Formats[];
   decimals?: Decimals;
   rowNames?: RawCsv["rowNames"];
+  /** The delimiter the file's first line declared (`sep=;`). */
+  declared?: string;
 };
 
 /** How a note shows decimal commas: `2 columns ("crim", "nox") hold numbers with a decimal comma …`. */
@@ -124,7 +126,7 @@ export function readTable(text: string, file = "<input>", options: ReadOptions =
   const missing = custom ? (s: string) => custom.has(s.trim()) : isMissingText;
   const strays: Strays[] = [], formats: Formats[] = [];
   // Decimal commas can stand unquoted only where commas do not separate the columns.
-  const commaDecimals = (options.delimiter ?? ",") !== ",";
+  const commaDecimals = (raw.declared ?? options.delimiter ?? ",") !== ",";
   let decimals: Decimals | null = null;
   const columns = raw.header.map((name, j) => {
     let cells = raw.rows.map((r) => (missing(r[j]!) ? null : r[j]!));
@@ -179,6 +181,7 @@ export function readTable(text: string, file = "<input>", options: ReadOptions =
     ...(formats.length ? { formats } : {}),
     ...(decimals ? { decimals } : {}),
     ...(raw.rowNames ? { rowNames: raw.rowNames } : {}),
+    ...(raw.declared ? { declared: raw.declared } : {}),
   };
 }
 
