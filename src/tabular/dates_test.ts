@@ -42,3 +42,27 @@ Deno.test("dayFirst() and looksLikeDates() decide a column from its own values",
   equal(looksLikeDates(["Braund, Mr. Owen", "Allen, Miss. E", "113803"]), false);
   equal(looksLikeDates(["1.5", "2.25", "3.75", "4"]), false, "decimals are no dates");
 });
+
+Deno.test("dateParts() reads a month by its English name (14-Mar-2021, Mar 14, 2021) and a trailing UTC", () => {
+  const day = dateParts("2021-03-14");
+  for (
+    const v of [
+      "14-Mar-2021",
+      "14 March 2021",
+      "14-mar-2021",
+      "Mar 14, 2021",
+      "March 14 2021",
+      "Mar. 14, 2021",
+    ]
+  ) {
+    deepEqual(dateParts(v), day, v);
+  }
+  equal(dateParts("Sept 3, 2020")!.month, 9);
+  equal(dateParts("May 5 2021 09:30")!.hour, 9.5);
+  equal(dateParts("2021-03-14 10:00:00 UTC")!.hour, 10);
+  for (const v of ["14-Mrz-2021", "31-Feb-2021", "14-Marc-2021", "Mayday 5 2021", "14 Mar", "Mar 2021"]) {
+    equal(dateParts(v), null, v);
+  }
+  // A column of them is a date column (a daily series written by R's format(x, "%d-%b-%Y")).
+  equal(looksLikeDates(["01-Jan-2021", "02-Jan-2021", "03-Jan-2021", "04-Jan-2021"]), true);
+});
