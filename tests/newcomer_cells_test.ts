@@ -8,7 +8,7 @@
  * @module
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
-import { arrow } from "./helpers/cli.ts";
+import { arrow, treeOnce } from "./helpers/cli.ts";
 
 /** 240 rows of `x,y`: y follows x; every 25th x is missing, three hold texts (file lines 8, 50, 121). */
 function oneColumn(): string {
@@ -26,19 +26,7 @@ Deno.test("a numeric column with stray texts: read as numbers, strays missing an
   const runsDir = `${dir}/runs`;
   try {
     Deno.writeTextFileSync(`${dir}/one.csv`, oneColumn());
-    const r = await arrow([
-      "tree",
-      "--data",
-      `${dir}/one.csv`,
-      "--target",
-      "y",
-      "--cycles",
-      "1",
-      "--executors",
-      "1",
-      "--runs-dir",
-      runsDir,
-    ]);
+    const r = await treeOnce(`${dir}/one.csv`, "y", runsDir);
     equal(r.code, 0, r.stderr);
     match(
       r.stderr,
@@ -106,19 +94,7 @@ Deno.test("formatted numbers ($1,234.50, (12.00), 12%) are read as numbers, said
   const dir = Deno.makeTempDirSync({ prefix: "arrow-newcomer-cells-" });
   try {
     Deno.writeTextFileSync(`${dir}/sales.csv`, spreadsheet());
-    const r = await arrow([
-      "tree",
-      "--data",
-      `${dir}/sales.csv`,
-      "--target",
-      "y",
-      "--cycles",
-      "1",
-      "--executors",
-      "1",
-      "--runs-dir",
-      `${dir}/runs`,
-    ]);
+    const r = await treeOnce(`${dir}/sales.csv`, "y", `${dir}/runs`);
     equal(r.code, 0, r.stderr);
     match(
       r.stderr,
@@ -164,19 +140,7 @@ Deno.test("row names as R's write.csv and pandas' to_csv write them are set asid
       (_, i) => `"${i + 1}",${(i * 7) % 40},${(i * 7) % 40 > 19 ? "yes" : "no"}`,
     );
     Deno.writeTextFileSync(`${dir}/r.csv`, ['"","x","y"', ...rows].join("\n") + "\n");
-    const r = await arrow([
-      "tree",
-      "--data",
-      `${dir}/r.csv`,
-      "--target",
-      "y",
-      "--cycles",
-      "1",
-      "--executors",
-      "1",
-      "--runs-dir",
-      `${dir}/runs`,
-    ]);
+    const r = await treeOnce(`${dir}/r.csv`, "y", `${dir}/runs`);
     equal(r.code, 0, r.stderr);
     match(
       r.stderr,
@@ -252,24 +216,12 @@ Deno.test("a ;-separated file with decimal commas (R's write.csv2): refused with
 
     // Excel's own declaration on the first line reads it with no flag: the same columns, and said.
     Deno.writeTextFileSync(`${dir}/sep.csv`, "sep=;\n" + decimalCommaFile());
-    const sep = await arrow([
-      "tree",
-      "--data",
-      `${dir}/sep.csv`,
-      "--target",
-      "y",
-      "--cycles",
-      "1",
-      "--executors",
-      "1",
-      "--runs-dir",
-      `${dir}/runs`,
-    ]);
+    const sep = await treeOnce(`${dir}/sep.csv`, "y", `${dir}/runs`);
     equal(sep.code, 0, sep.stderr);
     match(sep.stderr, /^note: the first line, sep=;, declares what separates the columns/m);
     match(sep.stderr, /^note: 3 columns \("x", "z", "y"\) hold numbers written with a decimal comma/m);
 
-    const r = await arrow([...base, "--delimiter", ";", "--cycles", "1", "--executors", "1"]);
+    const r = await treeOnce(`${dir}/eu.csv`, "y", `${dir}/runs`, ["--delimiter", ";"]);
     equal(r.code, 0, r.stderr);
     match(
       r.stderr,
@@ -322,21 +274,7 @@ Deno.test("a UTF-16 tab-separated file (Excel's Unicode Text) is read as such an
       lines.push(`${150 + (i % 40)}\t${50 + ((i * 7) % 30)}\t${i % 40 > 20 ? "groß" : "klein"}`);
     }
     Deno.writeFileSync(`${dir}/wide.txt`, utf16le(lines.join("\r\n") + "\r\n"));
-    const r = await arrow([
-      "tree",
-      "--data",
-      `${dir}/wide.txt`,
-      "--delimiter",
-      "tab",
-      "--target",
-      "art",
-      "--cycles",
-      "1",
-      "--executors",
-      "1",
-      "--runs-dir",
-      `${dir}/runs`,
-    ]);
+    const r = await treeOnce(`${dir}/wide.txt`, "art", `${dir}/runs`, ["--delimiter", "tab"]);
     equal(r.code, 0, r.stderr);
     match(r.stderr, /^note: .*wide\.txt is UTF-16LE text \(its byte-order mark says so/m);
     const runDir = r.stdout.match(/→ (\S+)/)![1]!;
@@ -369,19 +307,7 @@ Deno.test("a gzip-compressed CSV (.csv.gz) is read through, in tree and predict,
   const dir = Deno.makeTempDirSync({ prefix: "arrow-newcomer-cells-" });
   try {
     Deno.writeFileSync(`${dir}/one.csv.gz`, gzipSync(new TextEncoder().encode(oneColumn())));
-    const r = await arrow([
-      "tree",
-      "--data",
-      `${dir}/one.csv.gz`,
-      "--target",
-      "y",
-      "--cycles",
-      "1",
-      "--executors",
-      "1",
-      "--runs-dir",
-      `${dir}/runs`,
-    ]);
+    const r = await treeOnce(`${dir}/one.csv.gz`, "y", `${dir}/runs`);
     equal(r.code, 0, r.stderr);
     match(r.stderr, /^note: .*one\.csv\.gz is gzip-compressed: read through it$/m);
     // The same file, read through: the same strays at the same lines.

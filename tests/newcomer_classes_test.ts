@@ -7,7 +7,7 @@
  * @module
  */
 import { equal, match, ok } from "node:assert/strict";
-import { arrow } from "./helpers/cli.ts";
+import { arrow, treeOnce } from "./helpers/cli.ts";
 
 /** 200 rows of `x,kind`: "a" 102 rows, then "b" on one row (line 104), then "c" 97 rows; x tells a from c. */
 function rareClass(): string {
@@ -24,19 +24,7 @@ Deno.test("a class of one row keeps it in dev: every fit sees every class, and t
   const dir = Deno.makeTempDirSync({ prefix: "arrow-newcomer-classes-" });
   try {
     Deno.writeTextFileSync(`${dir}/rare.csv`, rareClass());
-    const r = await arrow([
-      "tree",
-      "--data",
-      `${dir}/rare.csv`,
-      "--target",
-      "kind",
-      "--cycles",
-      "1",
-      "--executors",
-      "1",
-      "--runs-dir",
-      `${dir}/runs`,
-    ]);
+    const r = await treeOnce(`${dir}/rare.csv`, "kind", `${dir}/runs`);
     equal(r.code, 0, r.stderr);
     match(
       r.stderr,

@@ -54,3 +54,29 @@ export function spawnArrow(
     stderr,
   }).spawn();
 }
+
+/**
+ * `arrow tree --data <file> --target <target> --cycles 1 --executors 1 --runs-dir <runsDir> [extra…]`: the
+ * smallest whole tree run, as the newcomer tests start one (extra flags such as --delimiter come after).
+ */
+export function treeOnce(
+  file: string,
+  target: string,
+  runsDir: string,
+  extra: string[] = [],
+): Promise<CliResult> {
+  return arrow([
+    "tree",
+    "--data",
+    file,
+    "--target",
+    target,
+    "--cycles",
+    "1",
+    "--executors",
+    "1",
+    "--runs-dir",
+    runsDir,
+    ...extra,
+  ]);
+}
