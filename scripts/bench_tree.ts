@@ -126,6 +126,7 @@ async function once(
     gateAt: "cycle" | "end";
     screen: number;
     ceiling: boolean;
+    keep?: string | undefined;
   },
 ): Promise<One> {
   const runDir = `${o.tmp}/${dataset}-${method}-${start}-${seed}`;
@@ -203,6 +204,10 @@ async function once(
         r.overheadPerCycleMs.toFixed(1)
       } ms/cycle`,
   );
+  if (o.keep) {
+    Deno.mkdirSync(o.keep, { recursive: true });
+    Deno.copyFileSync(`${runDir}/state.json`, `${o.keep}/${dataset}-${method}-${start}-${seed}.json`);
+  }
   Deno.removeSync(runDir, { recursive: true });
   return r;
 }
@@ -276,6 +281,7 @@ if (import.meta.main) {
                 gateAt: values["gate-at"] === "cycle" ? "cycle" : "end",
                 screen,
                 ceiling: values.ceiling,
+                keep: values.keep,
               }),
             );
           }

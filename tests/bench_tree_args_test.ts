@@ -20,3 +20,9 @@ Deno.test("bench:tree: an unknown option is one line and exit 1, not a stack tra
   const err = new TextDecoder().decode(out.stderr).trim();
   match(err, /^bench_tree: Unknown option '--no-such-option' \(--help lists the options\)$/);
 });
+
+Deno.test("bench:tree: --keep names where each ended run's state.json is copied", () => {
+  const v = benchArgs(["--keep", "/tmp/kept"], "/tmp/out.json");
+  equal(v.keep, "/tmp/kept");
+  ok(HELP.includes("--keep DIR"));
+});

@@ -43,6 +43,7 @@ Options:
                       Reprint the score report pooled over earlier runs' outputs
   --ceiling           After each run, score every candidate against the start on held-out and test (the
                       benchmark's reading, never the run's): what an oracle end choice could have kept
+  --keep DIR          Copy each ended run's state.json into DIR (named dataset-method-start-seed.json)
   --aa [--seeds N]    Measure the gate's A/A false-admit rate instead
   --help              This text
 `;
@@ -82,6 +83,8 @@ export function benchArgs(args: string[], out: string) {
         aa: { type: "boolean", default: false },
         /** After each run, every candidate scored against the start on held-out and test (scripts/bench/ceiling.ts). */
         ceiling: { type: "boolean", default: false },
+        /** Keep each ended run's state.json in this directory (for reading its choices after the benchmark). */
+        keep: { type: "string" },
         help: { type: "boolean", default: false },
       },
     });
