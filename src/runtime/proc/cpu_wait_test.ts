@@ -44,6 +44,17 @@ async function end(ps: Deno.ChildProcess[]) {
   await Promise.all(ps.map((p) => p.status));
 }
 
+/** True once `pid` runs the `sleep` program and is in an interruptible sleep. */
+function asleep(pid: number): boolean {
+  try {
+    const comm = Deno.readTextFileSync(`/proc/${pid}/comm`).trim();
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return comm === "sleep" && stat.slice(stat.lastIndexOf(")") + 2).startsWith("S");
+  } catch {
+    return false;
+  }
+}
+
 /** Samples a tree's wait over a window of `ms` of wall time (the window is what is measured). */
 async function measure(root: number, ms: number): Promise<{ wall: number; waited: number }> {
   const w = new CpuWait(root);
@@ -58,10 +69,13 @@ Deno.test({
   name: "CpuWait: a process starved on a busy CPU waited most of the window; a sleeping one did not",
   ignore,
   async fn() {
+    // The sleeper is asleep before the hogs start: a sleeper still being exec'd behind them would wait for
+    // a CPU once, and the kernel reports that wait only when it finally runs, inside the window.
+    const sleeper = start(["sleep", "30"]);
+    while (!asleep(sleeper.pid)) await new Promise((r) => setTimeout(r, 10));
     const h = hogs(3);
     // The starved process is a grandchild: the wait is found through the tree, not only the leader.
     const starved = start(["sh", "-c", `nice -n 19 taskset -c 0 sh -c '${BUSY}'; true`]);
-    const sleeper = start(["sleep", "30"]);
     try {
       // Measure once the busy grandchild exists (a process born starved is counted from its next window).
       while (processTree(starved.pid).length < 2) await new Promise((r) => setTimeout(r, 10));
