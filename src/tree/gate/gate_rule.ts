@@ -9,7 +9,9 @@ import type { PairedGain } from "./paired.ts";
 import { gateZ } from "./row_loss.ts";
 import { confirmZ, endBar, promise } from "../confirm.ts";
 import { signOf } from "../ideate/select.ts";
-import { boundedZ, classify, pairedDelta, pooledZ } from "../ideate/insight.ts";
+import { boundedZ, classify, ownEffects, pairedDelta } from "../ideate/insight.ts";
+
+export { ownEffects };
 import { ACCEPT_EPS, improves } from "../../thresholds.ts";
 import type { FinalReferences, TreeNode, TreeNodeId, TreeState } from "../types.ts";
 
@@ -81,21 +83,6 @@ export function flagsOf(s: TreeState, devOnly: number | null, refs: FinalReferen
  * paired fold deltas: a screen (looser than a label), so a held-out query is not spent on fold noise. */
 export function beyondNoise(s: TreeState, n: TreeNode, inc: TreeNode): boolean {
   return classify(pairedDelta(n.dev!, inc.dev!, signOf(s)), 1) === "helped";
-}
-
-/**
- * What the tree measured of each family's own effect (insights): per family, the z of every measured node's
- * per-row gain over its parent, pooled and shrunk toward none as the screens' are (k·z̄ / (k + 1): each z
- * ~ N(μ, 1), prior μ ~ N(0, 1)). Failed nodes and nodes without a row comparison add nothing.
- */
-export function ownEffects(s: Pick<TreeState, "nodes" | "order">): Map<string, number> {
-  const by = new Map<string, number[]>();
-  for (const id of s.order) {
-    const i = s.nodes[id]!.insight;
-    if (!i?.rows || i.outcome === "failed" || !Number.isFinite(i.rows.z)) continue;
-    by.set(i.family, [...(by.get(i.family) ?? []), boundedZ(i.rows.z)]);
-  }
-  return new Map([...by].map(([f, zs]) => [f, pooledZ(zs).shrunk]));
 }
 
 /**

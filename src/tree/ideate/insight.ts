@@ -18,7 +18,16 @@
  */
 import { ACCEPT_EPS } from "../../thresholds.ts";
 import { LABEL_ALPHA, type LossGain, normalQuantile, tQuantile } from "../gate/row_loss.ts";
-import type { DevScore, Family, FamilyTally, Hypothesis, Insight, Outcome, TreeNode } from "../types.ts";
+import type {
+  DevScore,
+  Family,
+  FamilyTally,
+  Hypothesis,
+  Insight,
+  Outcome,
+  TreeNode,
+  TreeState,
+} from "../types.ts";
 import { helpedWhy, hurtWhy, neutralWhy } from "./families.ts";
 
 /** Mean and sample standard deviation. */
@@ -216,4 +225,19 @@ export function screenEffects(nodes: Record<string, TreeNode>): {
   }
   const pool = <K>(m: Map<K, number[]>) => new Map([...m].map(([k, zs]) => [k, pooledZ(zs)]));
   return { family: pool(by.family), column: pool(by.column), key: pool(by.key as Map<string, number[]>) };
+}
+
+/**
+ * What the tree measured of each family's own effect (insights): per family, the z of every measured node's
+ * per-row gain over its parent, pooled and shrunk toward none as the screens' are (k·z̄ / (k + 1): each z
+ * ~ N(μ, 1), prior μ ~ N(0, 1)). Failed nodes and nodes without a row comparison add nothing.
+ */
+export function ownEffects(s: Pick<TreeState, "nodes" | "order">): Map<string, number> {
+  const by = new Map<string, number[]>();
+  for (const id of s.order) {
+    const i = s.nodes[id]!.insight;
+    if (!i?.rows || i.outcome === "failed" || !Number.isFinite(i.rows.z)) continue;
+    by.set(i.family, [...(by.get(i.family) ?? []), boundedZ(i.rows.z)]);
+  }
+  return new Map([...by].map(([f, zs]) => [f, pooledZ(zs).shrunk]));
 }

@@ -7,7 +7,8 @@
  *   N the visits of the whole tree, and c the exploration scale (`explorationScale`): with insights on, the
  *   spread of the dev gains the tree's children showed over their parents so far (what one more child may
  *   move a node by, as measured), and until two are measured — or with insights off — the standard deviation
- *   of the starting artifact's fold scores (one fold's noise); at least 0.001. Ties go to the older node.
+ *   of the starting artifact's fold scores (one fold's noise); at least 0.001. With insights on, Q reads each
+ *   node's own gain over its parent shrunk toward its family's effect (`shrunkGains`). Ties go to the older node.
  * - **greedy** — always the incumbent (the last admitted node); when it is exhausted, or while the gate
  *   waits for the end, the best node on dev.
  * - **random** — uniformly among every evaluated node (pruned ones too), from a seeded draw.
@@ -19,6 +20,7 @@
  */
 import { mulberry32, subSeed } from "../../tabular/prng.ts";
 import type { TreeNode, TreeNodeId, TreeState } from "../types.ts";
+import { boundedZ, ownEffects } from "./insight.ts";
 
 export const signOf = (s: TreeState): 1 | -1 => (s.config.direction === "maximize" ? 1 : -1);
 
@@ -61,12 +63,55 @@ export function explorationScale(s: TreeState): number {
   return Math.max(sd, 0.001);
 }
 
-export function ucb(s: TreeState, n: TreeNode): number {
+/**
+ * With insights on (tree search), each node's dev gain over the start as selection reads it: the parent's
+ * gain plus the node's own part over its parent, shrunk as the end's choice shrinks it (gate/gate_rule.ts
+ * `endEvidence`) — its per-row z averaged with what its family showed across the tree (`ownEffects`), the own
+ * dev gain scaled by that ratio (at most ×2, at least ×−1). A lucky step of a family that keeps failing then
+ * draws less of the budget. A failed node counts its parent's gain, as backpropagation counts it.
+ */
+export function shrunkGains(s: TreeState): Map<TreeNodeId, number> {
+  const own = ownEffects(s);
+  const out = new Map<TreeNodeId, number>();
+  for (const id of s.order) {
+    const n = s.nodes[id]!;
+    const p = n.parent === null ? undefined : s.nodes[n.parent];
+    const up = p ? devGain(s, p) : 0;
+    const mine = n.insight?.rows, fam = n.insight?.family;
+    if (!p || n.status === "failed-informative") out.set(id, p ? up : 0);
+    else if (!mine || !fam || !Number.isFinite(mine.z) || boundedZ(mine.z) === 0) out.set(id, devGain(s, n));
+    else {
+      const z = boundedZ(mine.z);
+      const ratio = Math.max(-1, Math.min(2, ((z + (own.get(fam) ?? 0)) / 2) / z));
+      out.set(id, up + ratio * (devGain(s, n) - up));
+    }
+  }
+  return out;
+}
+
+/** Mean of `gains` over the node's subtree as backpropagation visited it (every node below the root that was
+ * measured or failed, the node itself included). */
+function subtreeMean(s: TreeState, n: TreeNode, gains: ReadonlyMap<TreeNodeId, number>): number {
+  let sum = 0, count = 0;
+  const stack = [n];
+  while (stack.length) {
+    const at = stack.pop()!;
+    if (at.parent !== null && (at.dev || at.status === "failed-informative")) {
+      sum += gains.get(at.id) ?? 0;
+      count += 1;
+    }
+    for (const c of at.children) stack.push(s.nodes[c]!);
+  }
+  return count ? sum / count : 0;
+}
+
+export function ucb(s: TreeState, n: TreeNode, gains?: ReadonlyMap<TreeNodeId, number>): number {
   const root = s.nodes[s.order[0]!]!;
   const c = explorationScale(s);
   const total = Math.max(root.visits, 1);
   const visits = Math.max(n.visits, 1);
-  return n.value / visits + c * Math.sqrt(Math.log(total) / visits);
+  const q = gains ? subtreeMean(s, n, gains) : n.value / visits;
+  return q + c * Math.sqrt(Math.log(total) / visits);
 }
 
 /** The node to expand next, or null when nothing can be expanded. */
@@ -85,10 +130,11 @@ export function chooseParent(s: TreeState): TreeNodeId | null {
     if (inc && pool.includes(inc)) return inc.id;
     return pool.reduce((best, n) => (devGain(s, n) > devGain(s, best) ? n : best)).id;
   }
+  const gains = s.config.insights ? shrunkGains(s) : undefined;
   let best = pool[0]!;
-  let bestScore = ucb(s, best);
+  let bestScore = ucb(s, best, gains);
   for (const n of pool.slice(1)) {
-    const u = ucb(s, n);
+    const u = ucb(s, n, gains);
     if (u > bestScore) [best, bestScore] = [n, u];
   }
   return best.id;

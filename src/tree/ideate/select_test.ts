@@ -1,6 +1,6 @@
 import { equal } from "node:assert/strict";
 import { fakeStart, folds, hyp, ok, run } from "../../../tests/tree_fake.ts";
-import { chooseParent, explorationScale, ucb } from "./select.ts";
+import { chooseParent, explorationScale, shrunkGains, ucb } from "./select.ts";
 import type { TreeEvent } from "../types.ts";
 
 function grown(search: "tree" | "greedy" | "random") {
@@ -52,4 +52,39 @@ Deno.test("UCB's exploration scale: with insights, the spread of the children's 
   const wide = structuredClone(s);
   wide.nodes.n1!.dev!.mean += 0.05;
   equal(explorationScale(wide) > 0.03, true);
+});
+
+Deno.test("UCB with insights reads each node's own gain shrunk toward its family's effect; without, the raw gain", () => {
+  // Three children of the root: n1 (ratio) gained 0.004, n2 (log) 0.003, n3 (ratio) 0.001 on dev.
+  const s = run(fakeStart({ search: "tree" }), [
+    { e: "executed", results: [ok("n0", folds(0.8))] },
+    { e: "gated", node: "n0", score: 0.8, problem: null, escapes: [] },
+    {
+      e: "proposed",
+      parent: "n0",
+      hypotheses: [hyp("a", "ratio"), hyp("b", "log"), hyp("c", "ratio")],
+      problems: [],
+      tokens: 0,
+    },
+    {
+      e: "executed",
+      results: [ok("n1", folds(0.8, 0.004)), ok("n2", folds(0.8, 0.003)), ok("n3", folds(0.8, 0.001))],
+    },
+  ]).state;
+  const rows = (z: number) => ({ loss: "logloss" as const, gain: z * 0.001, se: 0.001, n: 100, z });
+  // Per row, n1's ratio step looked strong (z 3) but the same family failed as strongly on n3 (z −3);
+  // n2's log step is as strong, and its family never failed.
+  s.nodes.n1!.insight!.rows = rows(3);
+  s.nodes.n3!.insight!.rows = rows(-3);
+  s.nodes.n2!.insight!.rows = rows(3);
+  const g = shrunkGains(s);
+  // ratio: pooled z (3 − 3)/3 = 0, so n1's own z is halved: 0.004 → 0.002. log: (3/2 + 3)/2 = 2.25 of 3.
+  equal(Math.abs(g.get("n1")! - 0.002) < 1e-9, true, String(g.get("n1")));
+  equal(Math.abs(g.get("n2")! - 0.003 * 0.75) < 1e-9, true, String(g.get("n2")));
+  equal(g.get("n0"), 0);
+  // With insights the log step is expanded first; without, the raw dev gains pick the ratio step.
+  equal(chooseParent(s), "n2");
+  equal(chooseParent({ ...s, config: { ...s.config, insights: false } }), "n1");
+  // The root's value is the mean of its subtree's shrunk gains, below the best child's.
+  equal(ucb(s, s.nodes.n0!, g) < ucb(s, s.nodes.n2!, g), true);
 });
