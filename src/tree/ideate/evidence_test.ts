@@ -41,6 +41,40 @@ Deno.test("residualSummary reads only the rows it is given: poisoning every othe
   deepEqual(residualSummary(poisoned, makeTarget(poisoned, "y", "regression"), columns, rows, pred), got);
 });
 
+Deno.test("residualSummary keeps a column's groups per table and rows: other rows, another node, the same answer as fresh", () => {
+  const columns: ColumnInfo[] = [
+    { name: "g", kind: "categorical", missing: 0, distinct: 2, min: null, nameLike: false, rare: 0 },
+    { name: "x", kind: "numeric", missing: 0, distinct: 40, min: 0, nameLike: false, rare: 0 },
+  ];
+  const table = readTable(CSV);
+  const target = makeTarget(table, "y", "regression");
+  const flat = (n: number, v: number): Prediction => ({
+    task: "regression",
+    k: 1,
+    values: new Float64Array(n).fill(v),
+  });
+  const ramp = (n: number): Prediction => ({
+    task: "regression",
+    k: 1,
+    values: Float64Array.from({ length: n }, (_, i) => i / 4),
+  });
+  const first = Int32Array.from({ length: 30 }, (_, i) => i);
+  const odd = Int32Array.from({ length: 20 }, (_, i) => 39 - 2 * i);
+  // Each summary on the shared table (groups kept after the first) equals one on a table read afresh.
+  for (
+    const [rows, pred] of [[first, flat(30, 5)], [first, ramp(30)], [odd, ramp(20)], [
+      first,
+      flat(30, 1),
+    ]] as const
+  ) {
+    const fresh = readTable(CSV);
+    deepEqual(
+      residualSummary(table, target, columns, rows, pred),
+      residualSummary(fresh, makeTarget(fresh, "y", "regression"), columns, rows, pred),
+    );
+  }
+});
+
 Deno.test("evidenceBonus: a feature step on a column the residuals vary with, scaled to EVIDENCE_FULL", () => {
   const idea = (family: Idea["family"], columns: string[]): Idea => ({
     family,
