@@ -8,7 +8,8 @@
  * what `state.pending` asks and folds the outcome back in as one event, persisting every step.
  *
  * 1. **select** — when a cycle begins, `select.ts` picks the node to expand (UCB over dev gain with visit
- *    counts; `random` and `greedy` for the comparisons) and `pending` becomes `ideate`.
+ *    counts — each node's own gain shrunk toward its family's effect when insights are on; `random` and
+ *    `greedy` for the comparisons) and `pending` becomes `ideate`.
  * 2. **ideate** — the library (`library.ts`, modules from `library_code.ts`) or the LLM (`llm_ideator.ts`)
  *    proposes hypotheses, each a concrete step module; the `proposed` event makes them child nodes whose
  *    artifact is the parent's plus that step (or a model setting).
