@@ -390,11 +390,14 @@ if (import.meta.main) {
             ? " (this run: a fresh child per job)."
             : " — without slots (--no-slots); with them, none.")
         : "Child-cost probe skipped (--quick or --no-probe).",
-      `Wall time per cycle that is not model fitting (children's start-up, loading and data handling ` +
-        `included; the library's steps run beside the encoders, their row conversion counted as fitting; ` +
-        `untrusted steps would add a fresh worker per fit; meaningful with --executors 1): median ${
-          median(results.map((r) => r.nonFitPerCycleMs)).toFixed(1)
-        } ms.`,
+      executors === 1
+        ? `Wall time per cycle that is not model fitting (children's start-up, loading and data handling ` +
+          `included; the library's steps run beside the encoders, their row conversion counted as fitting; ` +
+          `untrusted steps would add a fresh worker per fit): median ${
+            median(results.map((r) => r.nonFitPerCycleMs)).toFixed(1)
+          } ms.`
+        : `Wall time per cycle that is not model fitting: not shown with ${executors} executors (their fits ` +
+          `overlap, so fit time exceeds wall time); run with --executors 1 for it.`,
       `Total ${((performance.now() - t0) / 1000).toFixed(0)} s, of which references ${
         (refWallMs / 1000).toFixed(0)
       } s (${PYTHON}, one thread; sklearn ${versions.sklearn ?? "?"}, xgboost ${versions.xgboost ?? "?"}).`,
