@@ -14,7 +14,7 @@
  * @module
  */
 import { newNode } from "../grow.ts";
-import { boundedZ, screenEffects } from "../ideate/insight.ts";
+import { boundedZ, screenEffects, towardFamily } from "../ideate/insight.ts";
 import { libraryWrote } from "../ideate/library.ts";
 import { pairedLoss, roundedGain } from "../gate/row_loss.ts";
 import { pooled, readOof } from "../ensemble.ts";
@@ -50,8 +50,8 @@ export function screenable(s: TreeState, h: Hypothesis): boolean {
 /**
  * Screens `candidates` (ranked, best first) for children of `parent` and keeps the `n` whose rows beat the
  * parent's most surely (by the z of their mean per-row loss gain, the statistic the gate will ask of them;
- * with insights, shrunk halfway toward their family's screens so far: the posterior mean when a family's
- * candidates spread about it by one standard error); those that could not be screened go first, then the
+ * with insights, shrunk toward their family's screens so far as far as those agree, insight.ts
+ * `towardFamily`); those that could not be screened go first, then the
  * rest by that z. Without the parent's kept predictions nothing is screened: the first `n` are kept as ranked.
  */
 export async function screen(
@@ -129,18 +129,19 @@ export async function screen(
  * (confirm.ts `promise`: its per-row gain times the chance that held-out rows confirm it, its z scaled from
  * the screen's rows to the held-out part's) — a sure sliver and a large gain resting on a few rows both give
  * way to a large gain the gate can see — and among those promising nothing, by the z itself. The z is, with
- * `prior` (insights on), shrunk halfway toward what the screens measured of the candidate's family before (a
- * lucky screen of a family that keeps losing is trusted less); ties keep the ideator's order.
+ * `prior` (insights on), shrunk toward what the screens measured of the candidate's family before, as far as
+ * those screens agree (`towardFamily`: a lucky screen of a family that keeps losing is trusted less, one of a
+ * family whose screens differ keeps most of its own); ties keep the ideator's order.
  */
 export function promotionOrder(
   screened: readonly ScreenedCandidate[],
-  prior: ReadonlyMap<string, { shrunk: number }> | null,
+  prior: ReadonlyMap<string, { shrunk: number; spread: number }> | null,
   confirm: { heldout: number; bar: number } | null = null,
 ): { c: ScreenedCandidate; i: number }[] {
   const zOf = (c: ScreenedCandidate) => {
     if (!c.gain) return Infinity;
     const z = boundedZ(c.gain.z);
-    return prior ? (z + (prior.get(c.family)?.shrunk ?? 0)) / 2 : z;
+    return prior ? towardFamily(z, prior.get(c.family)) : z;
   };
   const promised = (c: ScreenedCandidate) =>
     !c.gain ? Infinity : !confirm ? 0 : promise(c.gain.gain, zOf(c), c.gain.n, confirm.heldout, confirm.bar);

@@ -21,9 +21,20 @@ Deno.test("promotionOrder(): the unscreened first, then by z; insights shrink a 
   ];
   const keys = (o: { c: ScreenedCandidate }[]) => o.map((x) => x.c.key);
   deepEqual(keys(promotionOrder(screened, null)), ["c", "b", "a", "d"]);
-  // The linear models screened so far lost (z −2 on average): its lucky 1.5 gives way to the ratio's 1.2.
-  const prior = new Map([["linear_model", { shrunk: -2 }], ["ratio", { shrunk: 0.3 }]]);
+  // The linear models screened so far lost alike (z −2 on average, no spread beyond the floor): its lucky
+  // 1.5 gives way to the ratio's 1.2 (−1.3 against 0.48; the log, with no screens yet, halves to 0.2).
+  const prior = new Map([["linear_model", { shrunk: -2, spread: 0.25 }], ["ratio", {
+    shrunk: 0.3,
+    spread: 0.25,
+  }]]);
   deepEqual(keys(promotionOrder(screened, prior)), ["c", "a", "d", "b"]);
+  // Had the linear models' screens differed widely (τ² 8), their mean would say little of this one: 1.5 keeps
+  // 8/9 of itself (1.11) and goes first.
+  const apart = new Map([["linear_model", { shrunk: -2, spread: 8 }], ["ratio", {
+    shrunk: 0.3,
+    spread: 0.25,
+  }]]);
+  deepEqual(keys(promotionOrder(screened, apart)), ["c", "b", "a", "d"]);
 });
 
 Deno.test("promotionOrder() with the gate's reach: a large gain the held-out rows can see before a sure sliver", () => {

@@ -9,7 +9,7 @@ import type { PairedGain } from "./paired.ts";
 import { gateZ } from "./row_loss.ts";
 import { confirmZ, endBar, promise } from "../confirm.ts";
 import { signOf } from "../ideate/select.ts";
-import { boundedZ, classify, ownEffects, pairedDelta } from "../ideate/insight.ts";
+import { classify, ownEffects, pairedDelta } from "../ideate/insight.ts";
 
 export { ownEffects };
 import { ACCEPT_EPS, improves } from "../../thresholds.ts";
@@ -87,28 +87,30 @@ export function beyondNoise(s: TreeState, n: TreeNode, inc: TreeNode): boolean {
 
 /**
  * A node's gain over the start and its z, as the end's choice reads them (`n.oof`). With `own` (insights on,
- * tree search): the part of the gain that is the node's own over its parent is shrunk halfway toward what its
- * family showed elsewhere in the tree — a gain over the start is the parent's plus the node's own, exactly
- * (per-row losses add), and a lone lucky change of a family that keeps failing is the likeliest of all the
- * tree's nodes to be the max of its noise (held-out rows then refuse it), where one whose family keeps
- * helping keeps its gain. The z is the shrunk gain over the node's own standard error against the start.
+ * tree search: `ownEffects`, each node's own z by id): the part of the gain that is the node's own over its
+ * parent is shrunk toward what the other nodes of its family showed in the tree, as far as they agree
+ * (insight.ts `towardFamily`) — a gain over the start is the parent's plus the node's own, exactly (per-row
+ * losses add), and a lone lucky change of a family that keeps failing is the likeliest of all the tree's
+ * nodes to be the max of its noise (held-out rows then refuse it), where one whose family keeps helping keeps
+ * its gain. A family whose members differ lends a node little: a GBDT switch measured from a linear parent
+ * is not credited with what the same switch did from a weak GBDT. The z is the shrunk gain over the node's
+ * own standard error against the start.
  */
 export function endEvidence(
   s: Pick<TreeState, "nodes" | "order">,
   n: TreeNode,
-  own: ReadonlyMap<string, number> | null,
+  own: ReadonlyMap<TreeNodeId, number> | null,
 ): { gain: number; z: number } {
   const o = n.oof!;
   const raw = { gain: o.gain, z: confirmZ(o) };
-  const mine = n.insight?.rows, fam = n.insight?.family;
-  if (!own || !mine || !fam || !n.parent || !(o.z !== 0) || !(mine.z !== 0)) return raw;
+  const mine = n.insight?.rows, shrunk = own?.get(n.id);
+  if (shrunk === undefined || !mine || !n.parent || !(o.z !== 0) || !(mine.z !== 0)) return raw;
   const root = s.order[0];
   const up = n.parent === root ? 0 : s.nodes[n.parent]?.oof?.gain;
   if (up === undefined) return raw;
   const seOwn = mine.gain / mine.z, se = o.gain / o.z;
   if (!(seOwn > 0) || !(se > 0)) return raw;
-  const zOwn = (boundedZ(mine.z) + (own.get(fam) ?? 0)) / 2;
-  const gain = up + zOwn * seOwn;
+  const gain = up + shrunk * seOwn;
   return { gain, z: gain / se };
 }
 

@@ -26,6 +26,7 @@ import type {
   Insight,
   Outcome,
   TreeNode,
+  TreeNodeId,
   TreeState,
 } from "../types.ts";
 import { helpedWhy, hurtWhy, neutralWhy } from "./families.ts";
@@ -190,15 +191,43 @@ export interface ScreenEffect {
   shrunk: number;
   /** Its posterior standard deviation, 1/√(k + 1): it shrinks with every screen. */
   sd: number;
+  /** How far the members' own effects differ (τ², in z² units): their z's variance beyond the unit noise,
+   * at least SPREAD_FLOOR; 1 when fewer than two say nothing of it (`towardFamily`). */
+  spread: number;
 }
 
 /** A comparison's z bounded to ±6 before it is pooled or ranked: one extreme row set must not carry a pool. */
 export const boundedZ = (z: number) => Math.max(-6, Math.min(6, z));
 
-/** Comparisons' z pooled toward no effect (each z ~ N(μ, 1), prior μ ~ N(0, 1)): k·z̄ / (k + 1) ± 1/√(k + 1). */
+/** The least spread a family's members are credited with: they are never taken for one change measured
+ * again (a quarter of the unit noise, so a member's own z keeps a fifth of its weight, `towardFamily`). */
+export const SPREAD_FLOOR = 0.25;
+
+/** Comparisons' z pooled toward no effect (each z ~ N(μ, 1), prior μ ~ N(0, 1)): k·z̄ / (k + 1) ± 1/√(k + 1),
+ * and how far their own effects differ (τ² = their variance − 1, at least SPREAD_FLOOR; 1 below two). */
 export function pooledZ(zs: readonly number[]): ScreenEffect {
+  const k = zs.length;
   const sum = zs.reduce((t, z) => t + z, 0);
-  return { n: zs.length, shrunk: sum / (zs.length + 1), sd: 1 / Math.sqrt(zs.length + 1) };
+  let spread = 1;
+  if (k >= 2) {
+    const m = sum / k;
+    spread = Math.max(SPREAD_FLOOR, zs.reduce((t, z) => t + (z - m) ** 2, 0) / (k - 1) - 1);
+  }
+  return { n: k, shrunk: sum / (k + 1), sd: 1 / Math.sqrt(k + 1), spread };
+}
+
+/**
+ * One comparison's z shrunk toward what other members of its family showed (empirical Bayes, normal–normal:
+ * its z ~ N(μ, 1), the family's μ ~ N(pooled, τ²) with τ² the others' `spread`), so the family's record
+ * moves it as far as the family agrees with itself: a lucky z of a family whose members all fail is pulled
+ * down most of the way, while a family whose members differ (a model switch that helps from a weak GBDT
+ * and not from a linear parent, group statistics of a useful column and of a useless one) lends a member
+ * little of the others' evidence, up or down. Nothing measured: halfway toward none (τ² = 1).
+ */
+export function towardFamily(z: number, family: Pick<ScreenEffect, "shrunk" | "spread"> | undefined): number {
+  const spread = family?.spread ?? 1;
+  const w = spread / (spread + 1);
+  return w * z + (1 - w) * (family?.shrunk ?? 0);
 }
 
 /**
@@ -228,16 +257,23 @@ export function screenEffects(nodes: Record<string, TreeNode>): {
 }
 
 /**
- * What the tree measured of each family's own effect (insights): per family, the z of every measured node's
- * per-row gain over its parent, pooled and shrunk toward none as the screens' are (k·z̄ / (k + 1): each z
- * ~ N(μ, 1), prior μ ~ N(0, 1)). Failed nodes and nodes without a row comparison add nothing.
+ * What insights make of each measured node's own effect: its per-row z over its parent, shrunk toward what
+ * the other measured nodes of its family showed across the tree (`towardFamily` of their pooled z's, so a
+ * node never lends itself evidence). Failed nodes and nodes without a row comparison add nothing and get
+ * nothing.
  */
-export function ownEffects(s: Pick<TreeState, "nodes" | "order">): Map<string, number> {
-  const by = new Map<string, number[]>();
+export function ownEffects(s: Pick<TreeState, "nodes" | "order">): Map<TreeNodeId, number> {
+  const by = new Map<string, { id: TreeNodeId; z: number }[]>();
   for (const id of s.order) {
     const i = s.nodes[id]!.insight;
     if (!i?.rows || i.outcome === "failed" || !Number.isFinite(i.rows.z)) continue;
-    by.set(i.family, [...(by.get(i.family) ?? []), boundedZ(i.rows.z)]);
+    by.set(i.family, [...(by.get(i.family) ?? []), { id, z: boundedZ(i.rows.z) }]);
   }
-  return new Map([...by].map(([f, zs]) => [f, pooledZ(zs).shrunk]));
+  const out = new Map<TreeNodeId, number>();
+  for (const members of by.values()) {
+    for (const { id, z } of members) {
+      out.set(id, towardFamily(z, pooledZ(members.filter((o) => o.id !== id).map((o) => o.z))));
+    }
+  }
+  return out;
 }

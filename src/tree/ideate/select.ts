@@ -66,7 +66,7 @@ export function explorationScale(s: TreeState): number {
 /**
  * With insights on (tree search), each node's dev gain over the start as selection reads it: the parent's
  * gain plus the node's own part over its parent, shrunk as the end's choice shrinks it (gate/gate_rule.ts
- * `endEvidence`) — its per-row z averaged with what its family showed across the tree (`ownEffects`), the own
+ * `endEvidence`) — its per-row z shrunk toward what the rest of its family showed (`ownEffects`), the own
  * dev gain scaled by that ratio (at most ×2, at least ×−1). A lucky step of a family that keeps failing then
  * draws less of the budget. A failed node counts its parent's gain, as backpropagation counts it.
  */
@@ -77,12 +77,11 @@ export function shrunkGains(s: TreeState): Map<TreeNodeId, number> {
     const n = s.nodes[id]!;
     const p = n.parent === null ? undefined : s.nodes[n.parent];
     const up = p ? devGain(s, p) : 0;
-    const mine = n.insight?.rows, fam = n.insight?.family;
+    const mine = n.insight?.rows, shrunk = own.get(id);
     if (!p || n.status === "failed-informative") out.set(id, p ? up : 0);
-    else if (!mine || !fam || !Number.isFinite(mine.z) || boundedZ(mine.z) === 0) out.set(id, devGain(s, n));
+    else if (!mine || shrunk === undefined || boundedZ(mine.z) === 0) out.set(id, devGain(s, n));
     else {
-      const z = boundedZ(mine.z);
-      const ratio = Math.max(-1, Math.min(2, ((z + (own.get(fam) ?? 0)) / 2) / z));
+      const ratio = Math.max(-1, Math.min(2, shrunk / boundedZ(mine.z)));
       out.set(id, up + ratio * (devGain(s, n) - up));
     }
   }
